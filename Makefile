@@ -1,0 +1,47 @@
+# headprune-nb: set up and run in two commands (see README.md)
+#   make reproduce   install into .venv, then run the default reproduction (Michel et al. Table 4, cpu profile)
+#   make test        install into .venv, then run the whole test suite (what CI runs)
+# On a CPU machine torch is installed first, pinned to the CPU build (a plain `pip install torch`
+# would pull several GB of CUDA wheels). On a GPU machine: make TORCH="torch" (or install torch
+# your own way into .venv first).
+
+PYTHON ?= python3
+VENV   ?= .venv
+TORCH  ?= torch==2.13.0
+BIN    := $(VENV)/bin
+EXPERIMENT ?= michel2019_speed
+PROFILE ?= cpu
+
+.PHONY: install reproduce test sync-check nbtest pytest clean
+
+install: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -c "import torch" 2>/dev/null || $(BIN)/pip install -q "$(TORCH)"
+	$(BIN)/pip install -q -e ".[dev]"
+	touch $@
+
+reproduce: install
+	$(BIN)/headprune reproduce $(EXPERIMENT) --profile $(PROFILE)
+
+# The library must be what the notebooks export, the notebooks must be clean, the README must be
+# what nbs/index.ipynb says.
+sync-check: install
+	$(BIN)/nbdev-export
+	$(BIN)/nbdev-clean
+	@if [ -n "$$(git status --porcelain -- headprune_nb nbs)" ]; then \
+	  git status --porcelain -- headprune_nb nbs; \
+	  echo "headprune_nb/ or nbs/ changed under nbdev-export/nbdev-clean: edit the notebooks, run both, commit"; exit 1; fi
+	$(BIN)/python tools/readme.py --check
+
+nbtest: install
+	$(BIN)/nbdev-test --n-workers 2
+
+pytest: install
+	$(BIN)/pytest -q tests
+
+test: sync-check nbtest pytest
+
+clean:
+	rm -rf $(VENV) reproduce/results/smoke build dist *.egg-info
