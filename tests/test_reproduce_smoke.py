@@ -4,7 +4,8 @@ import pytest
 from headprune_nb.reproduce import EXPERIMENTS, run_experiment, read_csv, reproduce_dir
 
 @pytest.mark.parametrize("name", sorted(EXPERIMENTS))
-def test_smoke_run_writes_results_with_provenance(name, tmp_path):
+def test_smoke_run_writes_results_with_provenance(name, tmp_path, monkeypatch):
+    monkeypatch.setenv("HEADPRUNE_CACHE", str(tmp_path / "cache"))
     out = run_experiment(name, "smoke", out_dir=tmp_path / name, progress=False)
     exp = EXPERIMENTS[name]
     assert (out / exp.notebook).exists(), "the executed notebook is kept beside its results"
@@ -33,3 +34,12 @@ def test_every_published_table_exists():
         for f in exp.published:
             rows = read_csv(reproduce_dir() / "published" / f)
             assert rows and all(r.get("source") for r in rows), f
+
+def test_baselines_smoke_learns_and_caches(tmp_path, monkeypatch):
+    monkeypatch.setenv("HEADPRUNE_CACHE", str(tmp_path / "cache"))
+    out = run_experiment("baselines", "smoke", out_dir=tmp_path / "out", progress=False)
+    rows = {r["task"]: r for r in read_csv(out / "baselines.csv")}
+    assert set(rows) == {"synthetic_cls", "synthetic_mt"}
+    assert rows["synthetic_cls"]["value"] > 85 and rows["synthetic_mt"]["value"] > 50     # the tiny tasks are learnt
+    assert (tmp_path / "cache" / "models" / "smoke" / "synthetic_mt" / "config.json").exists()
+    assert (out / "synthetic_mt_log.csv").exists()

@@ -1,19 +1,31 @@
 """Write README.md from nbs/index.ipynb (nbdev_readme needs Quarto, which is not installable offline).
 
 Markdown cells are copied as they are; code cells not marked `#| hide` become ```python blocks.
+A markdown line `<!-- table: PATH -->` is followed by PATH (a CSV of results, relative to the
+repository root) rendered as a Markdown table, so the README shows numbers straight from a run.
 `--check` fails if README.md differs from what the notebook gives.
 """
-import json, sys
+import csv, json, re, sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+
+def csv_table(rel: str) -> str:
+    path = ROOT / rel
+    if not path.exists(): return f"*(no results yet: {rel})*"
+    rows = list(csv.reader(path.open()))
+    return "\n".join(["| " + " | ".join(rows[0]) + " |", "|" + "---|" * len(rows[0])] +
+                     ["| " + " | ".join(r) + " |" for r in rows[1:]])
+
+def expand_tables(md: str) -> str:
+    return re.sub(r"^<!-- table: (\S+) -->$", lambda m: m.group(0) + "\n\n" + csv_table(m.group(1)), md, flags=re.M)
 
 def render(nb_path=ROOT / "nbs" / "index.ipynb") -> str:
     cells = json.loads(Path(nb_path).read_text())["cells"]
     parts = ["<!-- generated from nbs/index.ipynb by tools/readme.py: edit the notebook, not this file -->"]
     for c in cells:
         src = "".join(c["source"]).strip("\n")
-        if c["cell_type"] == "markdown": parts.append(src)
+        if c["cell_type"] == "markdown": parts.append(expand_tables(src))
         elif c["cell_type"] == "code" and src and not src.lstrip().startswith("#| hide"):
             lines = [l for l in src.splitlines() if not l.startswith("#|")]
             parts.append("```python\n" + "\n".join(lines).strip("\n") + "\n```")
