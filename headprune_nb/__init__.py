@@ -1,1 +1,8 @@
+"""Attention-head pruning for Hugging Face Transformers: five papers, literate notebooks, real speed-ups
+
+Modules:
+
+- `headprune_nb.hard_concrete`: Louizos, Welling and Kingma (2018). *Learning Sparse Neural Networks through L0 Regularization*. ICLR. Used for heads by Voita et al. (2019), and by PASS (2023) and the LAG baseline.
+- `headprune_nb.voita`: Voita, Talbot, Moiseev, Sennrich and Titov (2019). *Analyzing Multi-Head Self-Attention: Specialized Heads Do the Heavy Lifting, the Rest Can Be Pruned*. ACL."""
+
 __version__ = "0.1.0"

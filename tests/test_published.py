@@ -20,3 +20,42 @@ def test_li_figure4_claim_matches_the_paper():
     (row,) = read_csv(reproduce_dir() / "published" / "li2021_figure4_claims.csv")
     assert f"\\approx {row['speedup_pct']}\\%" in text and f"\\approx {row['size_shrinkage_pct']}\\%" in text
     assert "more than 90% of the heads are removed" in text
+
+MICHEL = PAPERS / "michel2019_sixteen_heads.md"
+
+@pytest.mark.skipif(not MICHEL.exists(), reason="paper texts not beside the checkout")
+def test_michel_ablation_tables_match_the_paper():
+    text = MICHEL.read_text()
+    cell = lambda v, sig: f"<u>{v:.2f}</u>" if sig else f"{v:.2f}"
+    t1 = read_csv(reproduce_dir() / "published" / "michel2019_table1.csv")
+    for layer in range(1, 7):
+        row = [r for r in t1 if r["layer"] == layer]
+        assert _row_in(text, layer, [(r["delta_bleu"], r["significant"]) for r in row]), layer
+    for n in (2, 5):
+        t = read_csv(reproduce_dir() / "published" / f"michel2019_table{n}.csv")
+        for layer in range(1, 7):
+            row = {r["kind"]: r for r in t if r["layer"] == layer}
+            line = f"{layer}\t" + "\t".join(cell(row[k]["delta_bleu"], row[k]["significant"]) for k in ("enc_self", "cross", "dec_self"))
+            assert line in text, line
+    for n in (3, 6):
+        t = {r["layer"]: r["delta_acc_pct"] for r in read_csv(reproduce_dir() / "published" / f"michel2019_table{n}.csv")}
+        assert len(t) == 12
+        for layer in range(1, 7):
+            assert any(f"{layer}\t{t[layer]:.2f}%" in l and f"{layer + 6}\t{t[layer + 6]:.2f}%" in l for l in text.splitlines()), (n, layer)
+
+def _row_in(text, layer, cells):
+    "Is there a 17-column row of Table 1 for `layer` with these (value, underlined) cells? (-0.00 reads as 0.)"
+    for l in text.splitlines():
+        parts = l.split("\t")
+        if len(parts) == 17 and parts[0] == str(layer):
+            got = [(float(x.replace("<u>", "").replace("</u>", "")), int("<u>" in x)) for x in parts[1:]]
+            if got == [(float(v), int(s)) for v, s in cells]: return True
+    return False
+
+@pytest.mark.parametrize("name, paper", [("michel2019_claims.csv", "michel2019_sixteen_heads.md"),
+                                         ("li2021_figure3_voita.csv", "li2021_differentiable_subset_pruning.md")])
+def test_quoted_claims_are_in_the_paper(name, paper):
+    if not (PAPERS / paper).exists(): pytest.skip("paper texts not beside the checkout")
+    text = (PAPERS / paper).read_text()
+    for r in read_csv(reproduce_dir() / "published" / name):
+        assert r["quote"] in text, r["quote"]

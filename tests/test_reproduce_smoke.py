@@ -43,3 +43,45 @@ def test_baselines_smoke_learns_and_caches(tmp_path, monkeypatch):
     assert rows["synthetic_cls"]["value"] > 85 and rows["synthetic_mt"]["value"] > 50     # the tiny tasks are learnt
     assert (tmp_path / "cache" / "models" / "smoke" / "synthetic_mt" / "config.json").exists()
     assert (out / "synthetic_mt_log.csv").exists()
+
+@pytest.fixture(scope="module")
+def smoke_cache(tmp_path_factory):
+    "One cache of trained smoke baselines shared by the method experiments below."
+    return tmp_path_factory.mktemp("cache")
+
+def test_michel2019_pruning_smoke_curves(tmp_path, monkeypatch, smoke_cache):
+    monkeypatch.setenv("HEADPRUNE_CACHE", str(smoke_cache))
+    out = run_experiment("michel2019_pruning", "smoke", out_dir=tmp_path, progress=False)
+    f3 = read_csv(out / "figure3.csv")
+    for task, H in (("synthetic_cls", 8), ("synthetic_mt", 24)):
+        for order in ("importance", "one-head ablation"):
+            curve = [r for r in f3 if r["task"] == task and r["order"] == order]
+            assert curve[0]["heads_left"] == H and curve[-1]["heads_left"] == 0
+            assert all(a["heads_left"] > b["heads_left"] for a, b in zip(curve, curve[1:]))
+    masks = read_csv(out / "figure3_masks.csv")
+    assert all(str(m["kept"]).count("1") == r["heads_left"] for m, r in zip(masks, f3))
+    f4 = read_csv(out / "figure4.csv")
+    assert {r["kind"] for r in f4} == {"enc_self", "cross", "dec_self"}
+    f5 = read_csv(out / "figure5.csv")
+    assert sorted({r["epoch"] for r in f5}) == [2, 20]      # the smoke recipe's snapshots
+    assert all(r["relative"] == 1.0 for r in f5 if r["removed"] == 0)
+    assert len(read_csv(out / "claims.csv")) == 5
+
+def test_michel2019_ablation_smoke_tables(tmp_path, monkeypatch, smoke_cache):
+    monkeypatch.setenv("HEADPRUNE_CACHE", str(smoke_cache))
+    out = run_experiment("michel2019_ablation", "smoke", out_dir=tmp_path, progress=False)
+    t1 = read_csv(out / "table1.csv")
+    assert sum(r["task"] == "synthetic_cls" for r in t1) == 8 and sum(r["task"] == "synthetic_mt" for r in t1) == 24
+    best = read_csv(out / "tables_2_3_5_6.csv")
+    assert sum(r["task"] == "synthetic_mt" for r in best) == 6           # 2 layers x 3 kinds
+    assert all(r["delta_best_on_test"] >= r["delta_chosen_on_separate_set"] - 1e-9 for r in best)
+
+def test_voita_lambda_smoke_sweep_resumes(tmp_path, monkeypatch, smoke_cache):
+    monkeypatch.setenv("HEADPRUNE_CACHE", str(smoke_cache))
+    out = run_experiment("voita_lambda", "smoke", out_dir=tmp_path, progress=False, params=dict(lambdas=[0.01, 1.0]))
+    rows = read_csv(out / "sweep.csv")
+    assert [r["lam"] for r in rows] == [0.01, 1.0] and all(0 <= r["heads_kept"] <= 8 for r in rows)
+    out = run_experiment("voita_lambda", "smoke", out_dir=tmp_path, progress=False, params=dict(lambdas=[0.01, 0.1, 1.0]))
+    again = read_csv(out / "sweep.csv")
+    assert [r["lam"] for r in again] == [0.01, 0.1, 1.0]
+    assert [again[0]["seconds"], again[2]["seconds"]] == [rows[0]["seconds"], rows[1]["seconds"]]   # not rerun
