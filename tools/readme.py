@@ -2,7 +2,8 @@
 
 Markdown cells are copied as they are; code cells not marked `#| hide` become ```python blocks.
 A markdown line `<!-- table: PATH -->` is followed by PATH (a CSV of results, relative to the
-repository root) rendered as a Markdown table, so the README shows numbers straight from a run.
+repository root) rendered as a Markdown table, so the README shows numbers straight from a run;
+`<!-- table: PATH cols=a,b,c -->` shows only those columns. Numbers with a fraction show 2 decimals.
 `--check` fails if README.md differs from what the notebook gives.
 """
 import csv, json, re, sys
@@ -10,15 +11,24 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-def csv_table(rel: str) -> str:
+def cell(v: str) -> str:
+    "A number with a fraction to 2 decimals; everything else as it is."
+    try: return v if re.fullmatch(r"-?\d+", v) else f"{float(v):.2f}"
+    except ValueError: return v
+
+def csv_table(rel: str, cols: str | None = None) -> str:
     path = ROOT / rel
     if not path.exists(): return f"*(no results yet: {rel})*"
     rows = list(csv.reader(path.open()))
+    if cols:
+        idx = [rows[0].index(c) for c in cols.split(",")]
+        rows = [[r[i] for i in idx] for r in rows]
     return "\n".join(["| " + " | ".join(rows[0]) + " |", "|" + "---|" * len(rows[0])] +
-                     ["| " + " | ".join(r) + " |" for r in rows[1:]])
+                     ["| " + " | ".join(map(cell, r)) + " |" for r in rows[1:]])
 
 def expand_tables(md: str) -> str:
-    return re.sub(r"^<!-- table: (\S+) -->$", lambda m: m.group(0) + "\n\n" + csv_table(m.group(1)), md, flags=re.M)
+    return re.sub(r"^<!-- table: (\S+)(?: cols=(\S+))? -->$", lambda m: m.group(0) + "\n\n" + csv_table(m.group(1), m.group(2)),
+                  md, flags=re.M)
 
 def render(nb_path=ROOT / "nbs" / "index.ipynb") -> str:
     cells = json.loads(Path(nb_path).read_text())["cells"]
