@@ -53,9 +53,24 @@ def _row_in(text, layer, cells):
     return False
 
 @pytest.mark.parametrize("name, paper", [("michel2019_claims.csv", "michel2019_sixteen_heads.md"),
-                                         ("li2021_figure3_voita.csv", "li2021_differentiable_subset_pruning.md")])
+                                         ("li2021_figure3_voita.csv", "li2021_differentiable_subset_pruning.md"),
+                                         ("li2021_claims.csv", "li2021_differentiable_subset_pruning.md")])
 def test_quoted_claims_are_in_the_paper(name, paper):
     if not (PAPERS / paper).exists(): pytest.skip("paper texts not beside the checkout")
     text = (PAPERS / paper).read_text()
     for r in read_csv(reproduce_dir() / "published" / name):
         assert r["quote"] in text, r["quote"]
+
+LI = PAPERS / "li2021_differentiable_subset_pruning.md"
+
+@pytest.mark.skipif(not LI.exists(), reason="paper texts not beside the checkout")
+def test_li_table3_matches_the_paper():
+    "Every row of Table 3 (a: BERT/MNLI-mm, b: Enc-Dec/IWSLT), bold cells included, is a line of the paper."
+    lines = set(LI.read_text().splitlines())
+    rows = read_csv(reproduce_dir() / "published" / "li2021_table3.csv")
+    methods = ("michel", "pipelined_dsp", "voita", "ste", "joint_dsp")
+    for r in rows:
+        cells = [f"<b>{r[m]:.2f}</b>" if m in str(r["bold"]).split("|") else f"{r[m]:.2f}" for m in methods]
+        assert f"{r['heads']}\t" + "\t".join(cells) in lines, r
+    assert [r["heads"] for r in rows if r["model"] == "bert-base"] == list(range(132, 0, -12)) + list(range(11, 0, -1))
+    assert [r["heads"] for r in rows if r["model"] == "iwslt-encdec"] == list(range(68, 0, -4)) + [3, 2, 1]

@@ -90,3 +90,24 @@ def test_voita_lambda_smoke_sweep_resumes(tmp_path, monkeypatch, smoke_cache):
     again = read_csv(out / "sweep.csv")
     assert [r["lam"] for r in again] == [0.01, 0.1, 1.0]
     assert [again[0]["seconds"], again[2]["seconds"]] == [rows[0]["seconds"], rows[1]["seconds"]]   # not rerun
+
+def test_dsp2021_smoke_keeps_exactly_k(tmp_path, monkeypatch, smoke_cache):
+    monkeypatch.setenv("HEADPRUNE_CACHE", str(smoke_cache))
+    out = run_experiment("dsp2021", "smoke", out_dir=tmp_path, progress=False)
+    rows = read_csv(out / "table3.csv")
+    methods = {"michel", "pipelined_dsp", "voita", "ste", "joint_dsp"}
+    for task, ks in (("synthetic_cls", {2, 6}), ("synthetic_mt", {4, 16})):
+        assert {(r["method"], r["K"]) for r in rows if r["task"] == task} == {(m, k) for m in methods for k in ks}
+    for m in read_csv(out / "table3_masks.csv"):
+        assert str(m["kept"]).count("1") == m["K"]           # every method keeps exactly K heads
+    f7 = read_csv(out / "figure7.csv")
+    assert {r["annealing"] for r in f7} == {"True", "False"} and all(0 <= r["kept_share"] <= 1 for r in f7)
+    for task in ("synthetic_cls", "synthetic_mt"):   # annealed temperatures fall below the fixed one
+        tau = lambda a: [r["tau"] for r in f7 if r["task"] == task and r["annealing"] == a]
+        assert max(tau("True")) < min(tau("False")) and min(tau("True")) < 1e-7
+    assert len(read_csv(out / "figure5.csv")) == len(rows)
+    claims = read_csv(out / "claims.csv")
+    assert {c["task"] for c in claims} == {"synthetic_cls", "synthetic_mt"}
+    # resuming a finished run redoes nothing and gives the same table
+    again = run_experiment("dsp2021", "smoke", out_dir=tmp_path, progress=False)
+    assert read_csv(again / "table3.csv") == read_csv(out / "table3.csv")
