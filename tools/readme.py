@@ -2,11 +2,12 @@
 
 Markdown cells are copied as they are; code cells not marked `#| hide` become ```python blocks.
 A markdown line `<!-- table: PATH -->` is followed by PATH (a CSV of results, relative to the
-repository root) rendered as a Markdown table, so the README shows numbers straight from a run;
+repository root, read as staged in git, so the README shows what a commit will hold) rendered as a
+Markdown table, so the README shows numbers straight from a run;
 `<!-- table: PATH cols=a,b,c -->` shows only those columns. Numbers with a fraction show 2 decimals.
 `--check` fails if README.md differs from what the notebook gives.
 """
-import csv, json, re, sys
+import csv, io, json, re, subprocess, sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -16,10 +17,16 @@ def cell(v: str) -> str:
     try: return v if re.fullmatch(r"-?\d+", v) else f"{float(v):.2f}"
     except ValueError: return v
 
+def committed_text(rel: str) -> str | None:
+    "A results file as git's index has it (what a commit, and so CI, will see), or None if it is not there."
+    if not (ROOT / ".git").exists(): return (ROOT / rel).read_text() if (ROOT / rel).exists() else None
+    out = subprocess.run(["git", "-C", str(ROOT), "show", f":{rel}"], capture_output=True, text=True)
+    return out.stdout if out.returncode == 0 else None
+
 def csv_table(rel: str, cols: str | None = None) -> str:
-    path = ROOT / rel
-    if not path.exists(): return f"*(no results yet: {rel})*"
-    rows = list(csv.reader(path.open()))
+    text = committed_text(rel)
+    if text is None: return f"*(no results yet: {rel})*"
+    rows = list(csv.reader(io.StringIO(text)))
     if cols:
         idx = [rows[0].index(c) for c in cols.split(",")]
         rows = [[r[i] for i in idx] for r in rows]
