@@ -54,7 +54,8 @@ def _row_in(text, layer, cells):
 
 @pytest.mark.parametrize("name, paper", [("michel2019_claims.csv", "michel2019_sixteen_heads.md"),
                                          ("li2021_figure3_voita.csv", "li2021_differentiable_subset_pruning.md"),
-                                         ("li2021_claims.csv", "li2021_differentiable_subset_pruning.md")])
+                                         ("li2021_claims.csv", "li2021_differentiable_subset_pruning.md"),
+                                         ("pass2023_claims.csv", "pass2023_almost_sure_sparsity.md")])
 def test_quoted_claims_are_in_the_paper(name, paper):
     if not (PAPERS / paper).exists(): pytest.skip("paper texts not beside the checkout")
     text = (PAPERS / paper).read_text()
@@ -74,3 +75,22 @@ def test_li_table3_matches_the_paper():
         assert f"{r['heads']}\t" + "\t".join(cells) in lines, r
     assert [r["heads"] for r in rows if r["model"] == "bert-base"] == list(range(132, 0, -12)) + list(range(11, 0, -1))
     assert [r["heads"] for r in rows if r["model"] == "iwslt-encdec"] == list(range(68, 0, -4)) + [3, 2, 1]
+
+PASS = PAPERS / "pass2023_almost_sure_sparsity.md"
+
+@pytest.mark.parametrize("name, fmt", [("pass2023_accuracy.csv", "{:.2f}"), ("pass2023_speedup.csv", "{:.1f}")])
+def test_pass_tables_match_the_paper(name, fmt):
+    "Every row (task, K: PASS, PASSCONC, DSP, LAG, Voita) of Tables 1, 2 and 4-7 is a run of cells in a line of the paper."
+    if not PASS.exists(): pytest.skip("paper texts not beside the checkout")
+    lines = PASS.read_text().splitlines()
+    rows = read_csv(reproduce_dir() / "published" / name)
+    assert sorted({r["task"] for r in rows}) == ["glue_avg", "iwslt14", "mnli", "qnli", "qqp", "sst2"]
+    for r in rows:
+        cells = "\t".join(fmt.format(r[m]) for m in ("pass", "passconc", "dsp", "lag", "voita"))
+        assert any(l.startswith(f"{r['K']}\t") and cells in l for l in lines), r
+    # the GLUE average of Table 1 is the mean of the four per-task tables (to rounding)
+    for K in (16, 32, 48, 64):
+        avg = next(r for r in rows if r["task"] == "glue_avg" and r["K"] == K)
+        for m in ("pass", "passconc", "dsp", "lag", "voita"):
+            mean = sum(r[m] for r in rows if r["task"] in ("mnli", "qqp", "qnli", "sst2") and r["K"] == K) / 4
+            assert abs(mean - avg[m]) < 0.06, (K, m, mean, avg[m])

@@ -111,3 +111,23 @@ def test_dsp2021_smoke_keeps_exactly_k(tmp_path, monkeypatch, smoke_cache):
     # resuming a finished run redoes nothing and gives the same table
     again = run_experiment("dsp2021", "smoke", out_dir=tmp_path, progress=False)
     assert read_csv(again / "table3.csv") == read_csv(out / "table3.csv")
+
+def test_pass2023_smoke_equal_k_speed_and_almost_sure(tmp_path, monkeypatch, smoke_cache):
+    monkeypatch.setenv("HEADPRUNE_CACHE", str(smoke_cache))
+    out = run_experiment("pass2023", "smoke", out_dir=tmp_path, progress=False)
+    rows = read_csv(out / "table1.csv")
+    methods = {"pass", "passconc", "dsp", "lag", "voita"}
+    for task in ("synthetic_cls", "synthetic_mt"):
+        assert {(r["method"], r["K"]) for r in rows if r["task"] == task} == {(m, k) for m in methods for k in (2, 6)}
+    for m in read_csv(out / "table1_masks.csv"):
+        assert str(m["kept"]).count("1") == m["K"]               # every method keeps exactly K heads
+    states = read_csv(out / "almost_sure.csv")                   # every gate-distribution method is checked; DSP has none
+    assert {r["method"] for r in states} == methods - {"dsp"}
+    assert all(r["open"] + r["closed"] + r["undecided"] == (8 if r["task"] == "synthetic_cls" else 24) for r in states)
+    speed = read_csv(out / "table2.csv")
+    assert len(speed) == len(rows) and all(r["speedup_pct"] > 0 for r in speed)
+    side = read_csv(out / "tables_vs_published.csv")
+    assert {r["table"] for r in side} == {"metric", "speedup_pct"}
+    assert {c["task"] for c in read_csv(out / "claims.csv")} == {"synthetic_cls", "synthetic_mt"}
+    again = run_experiment("pass2023", "smoke", out_dir=tmp_path, progress=False)   # resuming redoes nothing
+    assert read_csv(again / "table1.csv") == rows
