@@ -22,7 +22,7 @@ def test_list_names_experiments_and_profiles(headprune):
     assert "michel2019_speed" in r.stdout and "smoke, cpu, full" in r.stdout and "michel2019_table4.csv" in r.stdout
 
 @pytest.mark.parametrize("args, message", [
-    (["reproduce", "no_such_experiment"], "unknown experiment 'no_such_experiment'; available: baselines, dsp2021, michel2019_ablation"),
+    (["reproduce", "no_such_experiment"], "unknown experiment 'no_such_experiment'; available: baselines, behnke2020, dsp2021, michel2019_ablation"),
     (["reproduce", "michel2019_speed", "--profile", "gpu"], "unknown profile 'gpu'; choose one of smoke, cpu, full"),
     (["reproduce", "michel2019_speed", "--param", "oops"], "--param expects key=value"),
     (["bench", "--model", "no-such-model"], "neither a known architecture"),

@@ -55,7 +55,8 @@ def _row_in(text, layer, cells):
 @pytest.mark.parametrize("name, paper", [("michel2019_claims.csv", "michel2019_sixteen_heads.md"),
                                          ("li2021_figure3_voita.csv", "li2021_differentiable_subset_pruning.md"),
                                          ("li2021_claims.csv", "li2021_differentiable_subset_pruning.md"),
-                                         ("pass2023_claims.csv", "pass2023_almost_sure_sparsity.md")])
+                                         ("pass2023_claims.csv", "pass2023_almost_sure_sparsity.md"),
+                                         ("behnke2020_claims.csv", "behnke2020_losing_heads_lottery.md")])
 def test_quoted_claims_are_in_the_paper(name, paper):
     if not (PAPERS / paper).exists(): pytest.skip("paper texts not beside the checkout")
     text = (PAPERS / paper).read_text()
@@ -94,3 +95,18 @@ def test_pass_tables_match_the_paper(name, fmt):
         for m in ("pass", "passconc", "dsp", "lag", "voita"):
             mean = sum(r[m] for r in rows if r["task"] in ("mnli", "qqp", "qnli", "sst2") and r["K"] == K) / 4
             assert abs(mean - avg[m]) < 0.06, (K, m, mean, avg[m])
+
+BEHNKE = PAPERS / "behnke2020_losing_heads_lottery.md"
+
+@pytest.mark.skipif(not BEHNKE.exists(), reason="paper texts not beside the checkout")
+@pytest.mark.parametrize("n", [3, 4, 5, 7])
+def test_behnke_tables_match_the_paper(n):
+    "Each transcribed row, cells joined by tabs (the paper text's table format), is a line of the paper."
+    import csv
+    lines = set(BEHNKE.read_text().splitlines())
+    with open(reproduce_dir() / "published" / f"behnke2020_table{n}.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert rows
+    for r in rows:
+        cells = [v for k, v in r.items() if k not in ("source", "pair")]
+        assert "\t".join(cells) in lines, r

@@ -131,3 +131,20 @@ def test_pass2023_smoke_equal_k_speed_and_almost_sure(tmp_path, monkeypatch, smo
     assert {c["task"] for c in read_csv(out / "claims.csv")} == {"synthetic_cls", "synthetic_mt"}
     again = run_experiment("pass2023", "smoke", out_dir=tmp_path, progress=False)   # resuming redoes nothing
     assert read_csv(again / "table1.csv") == rows
+
+def test_behnke2020_smoke_rounds_tables_and_resume(tmp_path, monkeypatch):
+    monkeypatch.setenv("HEADPRUNE_CACHE", str(tmp_path / "cache"))
+    out = run_experiment("behnke2020", "smoke", out_dir=tmp_path / "a", progress=False)
+    rounds = read_csv(out / "rounds.csv")
+    assert [r["heads_left"] for r in rounds] == [24, 21, 18, 15]              # 3 heads (half of 6 layers) per round
+    for r in rounds:
+        assert sum(int(x) for k in ("enc_self", "cross", "dec_self") for x in str(r[k]).split()) == r["heads_left"]
+    assert [r["round"] for r in read_csv(out / "table3.csv")] == [0, 2, 3]
+    assert [r["round"] for r in read_csv(out / "table5.csv")] == [3]
+    t7 = read_csv(out / "table7.csv")
+    assert t7[0]["model"] == "baseline" and t7[1]["params"] < t7[0]["params"]   # physically smaller
+    claims = read_csv(out / "claims.csv")
+    assert len(claims) == 6 and {c["verdict"] for c in claims} <= {"supported", "not supported"}
+    again = run_experiment("behnke2020", "smoke", out_dir=tmp_path / "b", progress=False)   # everything from the cache
+    assert read_csv(again / "rounds.csv") == rounds
+    assert read_csv(again / "table3.csv") == read_csv(out / "table3.csv")
