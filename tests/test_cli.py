@@ -8,7 +8,7 @@ def run(exe, *args, timeout=300):
 def test_help_explains_each_subcommand(headprune):
     top = run(headprune, "--help")
     assert top.returncode == 0
-    for sub in ("list", "reproduce", "bench"): assert sub in top.stdout
+    for sub in ("list", "reproduce", "report", "bench"): assert sub in top.stdout
     for sub, words in {"reproduce": ["--profile", "--param", "smoke", "full"],
                        "bench": ["--keep-fraction", "--batch-sizes", "--repeats", "--attention"],
                        "list": ["experiment"]}.items():
@@ -57,3 +57,54 @@ def test_bench_on_a_saved_pruned_model(headprune, tmp_path):
     r = run(headprune, "bench", "--model", str(tmp_path / "m"), "--batch-sizes", "1", "--seq-len", "4", "--repeats", "1")
     assert r.returncode == 0, r.stderr
     assert "3 heads" in r.stderr
+
+def _fake_reproduce_dir(root, fail=()):
+    "A reproduce/ folder whose notebooks (one per registered experiment) write a CSV and provenance, or fail."
+    import nbformat
+    from headprune_nb.reproduce import EXPERIMENTS
+    (root / "published").mkdir(parents=True)
+    for e in EXPERIMENTS.values():
+        params = nbformat.v4.new_code_cell('profile = "smoke"\nout_dir = None')
+        params.metadata["tags"] = ["parameters"]
+        body = ("raise RuntimeError('boom in " + e.name + "')" if e.name in fail else
+                "from pathlib import Path\nfrom headprune_nb.reproduce import write_csv, write_json, provenance\n"
+                "import time\nwrite_csv(Path(out_dir) / 'rows.csv', [dict(x=1)])\n"
+                "p = provenance(profile, 0, {}); p['finished_utc'] = time.strftime('%Y'); write_json(Path(out_dir) / 'provenance.json', p)")
+        nb = nbformat.v4.new_notebook(cells=[params, nbformat.v4.new_code_cell(body)])
+        nb.metadata["kernelspec"] = dict(name="python3", display_name="Python 3", language="python")
+        nbformat.write(nb, root / e.notebook)
+    return root
+
+def test_reproduce_all_runs_skips_and_names_failures(headprune, tmp_path):
+    import os
+    from headprune_nb.reproduce import EXPERIMENTS
+    env = dict(os.environ, HEADPRUNE_REPRODUCE_DIR=str(_fake_reproduce_dir(tmp_path / "rep", fail=("dsp2021", "voita_lambda"))))
+    out = tmp_path / "out"
+    r = subprocess.run([headprune, "reproduce", "--all", "--profile", "smoke", "--out", str(out)], capture_output=True,
+                       text=True, env=env, timeout=600)
+    assert r.returncode == 1
+    assert "2 failed: voita_lambda, dsp2021" in r.stderr          # in the order they ran
+    assert r.stdout.splitlines()[0] == "baselines: done"                         # the others start from its models
+    assert "dsp2021: failed: PapermillExecutionError" in r.stdout and "boom in dsp2021" in r.stdout
+    for name in EXPERIMENTS:                                                     # nothing lost: every folder kept
+        assert (out / name / EXPERIMENTS[name].notebook).exists()
+        assert (out / name / "complete.json").exists() == (name not in ("dsp2021", "voita_lambda"))
+    again = subprocess.run([headprune, "reproduce", "--all", "--profile", "smoke", "--out", str(out)], capture_output=True,
+                           text=True, env=dict(env, HEADPRUNE_REPRODUCE_DIR=str(_fake_reproduce_dir(tmp_path / "fixed"))),
+                           timeout=600)
+    assert again.returncode == 0, again.stderr
+    assert sorted(l for l in again.stdout.splitlines() if l.endswith(": done")) == ["dsp2021: done", "voita_lambda: done"]
+    assert sum(l.endswith("skipped (complete)") for l in again.stdout.splitlines()) == len(EXPERIMENTS) - 2
+
+def test_report_reads_results_on_disk(headprune, tmp_path):
+    import os, shutil
+    from headprune_nb.reproduce import reproduce_dir
+    rep = tmp_path / "rep"; shutil.copytree(reproduce_dir() / "published", rep / "published")
+    shutil.copytree(reproduce_dir() / "results" / "cpu" / "pass2023", rep / "results" / "cpu" / "pass2023")
+    r = subprocess.run([headprune, "report", "--out", str(tmp_path / "report")], capture_output=True, text=True,
+                       env=dict(os.environ, HEADPRUNE_REPRODUCE_DIR=str(rep)), timeout=300)
+    assert r.returncode == 0, r.stderr
+    md = (tmp_path / "report" / "report.md").read_text()
+    assert "PASSCONC has the largest attention speed-up at K = 16 | sst2" in md     # the committed cpu verdicts
+    assert "| behnke2020 | cpu |" in md and "not run" in md                        # experiments without results say so
+    assert (tmp_path / "report" / "report.html").stat().st_size > 10_000             # figures embedded

@@ -1,0 +1,114 @@
+"""Build the documentation site offline: python tools/docs.py [--out _site] [--mathjax DIR].
+
+nbdev's own pipeline (`nbdev-docs`) needs Quarto, which cannot be installed here without network
+access, so this builds the site with Sphinx + MyST-NB (pip-installable; the `docs` extra) and
+MathJax 3 served from the site itself (copied from the npm registry's `mathjax` package, or from
+--mathjax), so math renders with no network. The nbdev configuration stays for users who have
+Quarto.
+
+The site mirrors the repository: README.md as the front page, nbs/*.ipynb (the tutorial, one page
+per notebook), reproduce/<name>.ipynb (the committed cpu run of each reproduction, executed, with
+its outputs; the bare notebook where no cpu run is committed), the report (`headprune report`
+over the committed results) and the changelog. Relative links between them work as on GitHub.
+Notebooks are rendered, never executed.
+"""
+import argparse, json, shutil, subprocess, sys, tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+CONF = '''
+project = "headprune-nb"
+author = "headprune-nb developers"
+release = {version!r}
+extensions = ["myst_nb", "sphinx.ext.mathjax"]
+myst_enable_extensions = ["dollarmath", "amsmath"]
+nb_execution_mode = "off"                    # pages show the notebooks as committed (cpu runs with outputs)
+exclude_patterns = ["_build", "reproduce/results/**/*.ipynb", "**/.ipynb_checkpoints"]
+html_theme = "furo"
+html_title = "headprune-nb"
+html_static_path = ["_static"]
+mathjax_path = "mathjax/tex-mml-chtml.js"   # served by the site itself: no CDN, no network
+suppress_warnings = ["myst.header", "mystnb.unknown_mime_type", "misc.highlighting_failure"]
+
+def setup(app):
+    app.set_html_assets_policy("always")     # MathJax on every page: the sidebar's titles have math too
+'''
+
+def mathjax_dir(given: str | None) -> Path:
+    "MathJax 3's es5 folder: --mathjax, or installed from the npm registry into build/npm (cached)."
+    if given: return Path(given)
+    cache = ROOT / "build" / "npm"
+    es5 = cache / "node_modules" / "mathjax" / "es5"
+    if not (es5 / "tex-mml-chtml.js").exists():
+        if shutil.which("npm") is None:
+            sys.exit("tools/docs.py: npm not found; install Node.js/npm, or pass --mathjax pointing at MathJax 3's es5/ folder")
+        cache.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["npm", "install", "--no-save", "--silent", "--prefix", str(cache), "mathjax@3"], check=True)
+    return es5
+
+def strip_directives(path: Path, dest: Path) -> None:
+    "Copy a notebook without nbdev's `#|` directive lines (as nbdev's own docs show it); drop cells left empty."
+    import nbformat
+    nb = nbformat.read(path, as_version=4)
+    for c in nb.cells:
+        if c.cell_type == "code": c.source = "\n".join(l for l in c.source.splitlines() if not l.startswith("#|")).strip("\n")
+    nb.cells = [c for c in nb.cells if c.cell_type != "code" or c.source.strip() or c.get("outputs")]
+    nbformat.write(nb, dest)
+
+def stage(src: Path, es5: Path) -> list[str]:
+    "Copy the site's sources into `src`; returns the pages of the table of contents."
+    from headprune_nb.reproduce import EXPERIMENTS
+    from headprune_nb.report import build_report
+    import headprune_nb
+    (src / "conf.py").write_text(CONF.format(version=headprune_nb.__version__))
+    static = src / "_static" / "mathjax"
+    static.mkdir(parents=True)
+    shutil.copy(es5 / "tex-mml-chtml.js", static)
+    for sub in ("output/chtml/fonts/woff-v2", "input/tex/extensions"):
+        shutil.copytree(es5 / sub, static / sub)
+    nbs = sorted(p for p in (ROOT / "nbs").glob("*.ipynb") if p.stem != "index")
+    (src / "nbs").mkdir()
+    for p in nbs: strip_directives(p, src / "nbs" / p.name)
+    (src / "reproduce").mkdir()
+    for e in EXPERIMENTS.values():
+        ran = ROOT / "reproduce" / "results" / "cpu" / e.name / e.notebook
+        shutil.copy(ran if ran.exists() else ROOT / "reproduce" / e.notebook, src / "reproduce" / e.notebook)
+    shutil.copytree(ROOT / "reproduce" / "published", src / "reproduce" / "published")
+    results = ROOT / "reproduce" / "results" / "cpu"
+    if results.exists():                      # figures and tables the report and README link to
+        shutil.copytree(results, src / "reproduce" / "results" / "cpu", ignore=shutil.ignore_patterns("*.ipynb"))
+    build_report(["cpu", "full"], src / "reproduce" / "report")
+    shutil.copy(ROOT / "CHANGELOG.md", src / "CHANGELOG.md")
+    pages = ([f"nbs/{p.stem}" for p in nbs] + [f"reproduce/{Path(e.notebook).stem}" for e in EXPERIMENTS.values()]
+             + ["reproduce/report/report", "CHANGELOG"])
+    toc = lambda caption, items: f"\n```{{toctree}}\n:caption: {caption}\n:hidden:\n\n" + "\n".join(items) + "\n```\n"
+    readme = (ROOT / "README.md").read_text()
+    (src / "index.md").write_text(readme + toc("Tutorial: one notebook per idea", [p for p in pages if p.startswith("nbs/")])
+                                  + toc("Reproductions", [p for p in pages if p.startswith("reproduce/")])
+                                  + toc("Project", ["CHANGELOG"]))
+    return pages
+
+def build(out: Path, es5: Path, keep_source: Path | None = None) -> Path:
+    src = Path(tempfile.mkdtemp(prefix="headprune-docs-"))
+    try:
+        stage(src, es5)
+        if out.exists(): shutil.rmtree(out)
+        r = subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-q", "-j", "2", str(src), str(out)],
+                           capture_output=True, text=True)
+        errors = [l for l in r.stderr.splitlines() if "ERROR" in l or "CRITICAL" in l]
+        if r.returncode or errors:
+            sys.exit(f"sphinx-build failed ({r.returncode}):\n" + "\n".join(errors or r.stderr.splitlines()[-30:]))
+        if r.stderr.strip(): print(r.stderr.strip(), file=sys.stderr)
+        return out
+    finally:
+        if keep_source: shutil.copytree(src, keep_source, dirs_exist_ok=True)
+        shutil.rmtree(src, ignore_errors=True)
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", default=str(ROOT / "_site"), help="output folder (default _site/)")
+    ap.add_argument("--mathjax", help="MathJax 3 es5/ folder (default: from the npm registry, cached in build/npm)")
+    a = ap.parse_args()
+    site = build(Path(a.out), mathjax_dir(a.mathjax))
+    print(f"site: {site / 'index.html'}")
