@@ -12,7 +12,7 @@ from pathlib import Path
 import headprune_nb
 
 # %% auto #0
-__all__ = ['fidelity_dir', 'load_cases', 'check_case', 'unchecked']
+__all__ = ['VARIANTS', 'fidelity_dir', 'load_cases', 'check_case', 'unchecked', 'check_variant']
 
 # %% ../nbs/09_fidelity.ipynb #fa62eb7f
 def fidelity_dir() -> Path | None:
@@ -62,3 +62,12 @@ def check_case(case: dict, actual: dict, file: str | None = None) -> None:
 def unchecked(file: str, cases: list[dict]) -> list[str]:
     "Ids of `cases` from `file` that no `check_case(..., file=file)` has passed in this process."
     return [c["id"] for c in cases if c["id"] not in _CHECKED.get(file, set())]
+
+# %% ../nbs/09_fidelity.ipynb #732d242f
+VARIANTS = ("paper", "code")
+
+def check_variant(variant) -> str:
+    "`variant` if it is one of VARIANTS, else a ValueError naming the allowed values."
+    if variant not in VARIANTS:
+        raise ValueError(f"variant must be one of {', '.join(map(repr, VARIANTS))} (the paper's text or the authors' released code); got {variant!r}")
+    return variant

@@ -31,7 +31,10 @@ def _apply_gate(out: torch.Tensor, gate: torch.Tensor) -> torch.Tensor:
     if gate.dim() == 1: return out * gate.to(out.dtype)[None, None, :, None]
     if gate.shape[0] != out.shape[0]:
         raise ValueError(f"per-example gates have batch size {gate.shape[0]} but the model ran a batch of {out.shape[0]}")
-    return out * gate.to(out.dtype)[:, None, :, None]
+    if gate.dim() == 2: return out * gate.to(out.dtype)[:, None, :, None]
+    if gate.shape[1] < out.shape[1]:              # per token: a site uses the first T of its positions
+        raise ValueError(f"per-token gates cover {gate.shape[1]} positions but the model ran {out.shape[1]}")
+    return out * gate[:, : out.shape[1]].to(out.dtype)[..., None]
 
 def _gated_attention(impl: str):
     "An attention function that calls implementation `impl`, then gates and/or records each head."
@@ -96,10 +99,10 @@ def attention_probs(query, key, mask, scaling=None, causal: bool = False) -> tor
 # %% ../nbs/01_gates.ipynb #5b470779
 def _check_gates(index: HeadIndex, g) -> torch.Tensor:
     if not isinstance(g, torch.Tensor) or not torch.is_floating_point(g):
-        raise TypeError(f"gates must be a floating-point torch.Tensor of shape [H] or [B, H] (H={index.H}); "
+        raise TypeError(f"gates must be a floating-point torch.Tensor of shape [H], [B, H] or [B, T, H] (H={index.H}); "
                         f"got {type(g).__name__}{'' if not isinstance(g, torch.Tensor) else ' of dtype ' + str(g.dtype)}")
-    if g.dim() not in (1, 2):
-        raise ValueError(f"gates must have shape [H] or [B, H] with H={index.H}; got shape {tuple(g.shape)}")
+    if g.dim() not in (1, 2, 3):
+        raise ValueError(f"gates must have shape [H], [B, H] or [B, T, H] with H={index.H}; got shape {tuple(g.shape)}")
     _check_len(index, g, "gates")
     return g
 
@@ -159,7 +162,7 @@ def _attn_config(model):
     return config if config is not None and hasattr(config, "_attn_implementation") else None
 
 def set_head_gates(model: nn.Module, g: torch.Tensor | None = None, record_confidence: bool = False) -> GateSession:
-    "Gate each head's output by `g[h]` (shape [H] or [B, H]) and/or record head confidence, until `clear_head_gates`."
+    "Gate each head's output by `g[h]` (shape [H], [B, H] or per token [B, T, H]) and/or record confidence, until `clear_head_gates`."
     index = HeadIndex.from_model(model)
     if g is not None: g = _check_gates(index, g)
     config = _attn_config(model)
