@@ -14,6 +14,7 @@ from tqdm.auto import tqdm
 from .heads import HeadIndex, per_site
 from .gates import head_gates
 from .prune import check_keep
+from .fidelity import check_variant
 
 # %% auto #0
 __all__ = ['example_losses', 'normalize_per_site', 'head_importance', 'pruning_schedule', 'evaluate_masked', 'iterative_pruning',
@@ -45,39 +46,71 @@ def _device(model): return next(model.parameters()).device
 
 def _no_data(what): return ValueError(f"{what}: no data (the batches are empty); pass at least one batch with labels")
 
-def head_importance(model: nn.Module, batches, keep=None, normalize: bool = True, progress: bool = False) -> torch.Tensor:
-    "Michel's I_h (eq. 2) for every head ([H]): mean |dL(x)/dxi_h| per token; heads outside `keep` score 0."
+def _gate_dtype(model) -> torch.dtype:
+    "float64 gates for a float64 model (exact gradients), float32 otherwise."
+    p = next(model.parameters())
+    return torch.promote_types(p.dtype, torch.float32) if p.is_floating_point() else torch.float32
+
+def _seq_len(batch: dict) -> int:
+    "The longest sequence a batch runs (source or target): the T of per-token gates."
+    return max(v.shape[1] for k, v in batch.items() if k in ("input_ids", "decoder_input_ids", "labels") and v.dim() == 2)
+
+def _gate_grads(model: nn.Module, batch: dict, keep: torch.Tensor, per_token: bool) -> tuple[torch.Tensor, torch.Tensor]:
+    "Signed dL/dxi at xi = keep: per example [B, H] of the summed example losses, or per token [B, T, H] of the batch-mean loss; and the token counts [B]."
+    dev = _device(model)
+    n = len(batch["labels"])
+    shape = (n, _seq_len(batch), len(keep)) if per_token else (n, len(keep))
+    xi = keep.to(dev, _gate_dtype(model)).expand(shape).clone().requires_grad_(True)
+    with torch.enable_grad(), head_gates(model, xi):
+        losses, n_tok = example_losses(model, batch)
+        (grad,) = torch.autograd.grad(losses.mean() if per_token else losses.sum(), xi, allow_unused=True)
+    if grad is None:
+        raise ValueError(f"the loss of {type(model).__name__} does not depend on the head gates (no gradient "
+                         "reaches them): its attention modules are not the ones producing the output")
+    return grad, n_tok
+
+def _last_layer(index: HeadIndex) -> torch.Tensor:
+    "Bool [H]: the heads of an encoder-only model's last layer (Michel's code divides them by the number of examples)."
+    last = max((s.layer for s in index.sites if s.kind == "self"), default=None)
+    return torch.tensor([s.kind == "self" and s.layer == last for s in index.sites for _ in range(s.n_heads)], dtype=torch.bool)
+
+def head_importance(model: nn.Module, batches, keep=None, normalize: bool = True, progress: bool = False,
+                    variant: str = "paper", per_token: bool | None = None) -> torch.Tensor:
+    "Michel's I_h for every head ([H]); heads outside `keep` score 0. 'paper': eq. 2, |dL(x)/dxi_h| per example; 'code': classifier_eval.py, per token."
+    per_token = check_variant(variant) == "code" if per_token is None else per_token
     index = HeadIndex.from_model(model)
     keep = torch.ones(index.H, dtype=torch.bool) if keep is None else check_keep(index, keep)
     dev, was_training = _device(model), model.training
     model.eval()                                   # no dropout: the score of the model as it is used
-    total, tokens = torch.zeros(index.H, dtype=torch.float64), 0
+    total, tokens, examples = torch.zeros(index.H, dtype=torch.float64), 0, 0
     try:
         for batch in tqdm(batches, desc="importance", disable=not progress, leave=False):
             batch = {k: v.to(dev) for k, v in batch.items()}
-            xi = keep.float().to(dev).expand(len(batch["labels"]), -1).clone().requires_grad_(True)   # [B, H]
-            with torch.enable_grad(), head_gates(model, xi):
-                losses, n_tok = example_losses(model, batch)
-                (grad,) = torch.autograd.grad(losses.sum(), xi, allow_unused=True)
-            if grad is None:
-                raise ValueError(f"the loss of {type(model).__name__} does not depend on the head gates (no gradient "
-                                 "reaches them): its attention modules are not the ones producing the output")
-            total += grad.abs().sum(0).double().cpu()     # |dL(x_b)/dxi_bh|, summed over examples
-            tokens += int(n_tok.sum())
+            grad, n_tok = _gate_grads(model, batch, keep, per_token)
+            total += grad.abs().flatten(0, -2).sum(0).double().cpu()    # |.| per example (or per token), summed
+            tokens, examples = tokens + int(n_tok.sum()), examples + len(batch["labels"])
     finally:
         model.train(was_training)
     if tokens == 0: raise _no_data("head_importance")
-    imp = (total / tokens).float()
+    div = torch.full((index.H,), float(tokens), dtype=torch.float64)
+    if per_token: div[_last_layer(index)] = examples   # classifier_eval.py: the last layer by examples, not tokens
+    imp = (total / div).float()
     imp[~keep] = 0.0
     return normalize_per_site(index, imp) if normalize else imp
 
 # %% ../nbs/10_michel.ipynb #ae521b09
-def pruning_schedule(n: int, share: float = 0.1) -> list[int]:
-    "Cumulative numbers of heads removed at each step when removing `share` of `n` heads per step."
+def pruning_schedule(n: int, share: float = 0.1, variant: str = "paper") -> list[int]:
+    "Cumulative numbers of heads removed at each step when removing `share` of `n` heads per step ('paper': rounded, 'code': int() as Michel's script)."
+    check_variant(variant)
     if not isinstance(share, (int, float)) or not 0 < share <= 1:
         raise ValueError(f"share of heads removed per step must be in (0, 1]; got {share!r}")
     if n < 1: raise ValueError(f"nothing to prune: {n} candidate heads")
-    return sorted({min(n, math.floor(k * share * n + 0.5)) for k in range(1, math.ceil(1 / share - 1e-9) + 1)} - {0} | {n})
+    steps = range(1, math.ceil(1 / share - 1e-9) + 1)
+    if variant == "code":        # determine_pruning_sequence: int(n * p / 100) for the percentages p = 100 k share
+        counts = {int(n * min(100.0, round(100 * k * share, 9)) / 100) for k in steps}
+    else:
+        counts = {math.floor(k * share * n + 0.5) for k in steps}
+    return sorted({min(n, c) for c in counts} - {0} | {n})
 
 # %% ../nbs/10_michel.ipynb #b63da111
 @torch.no_grad()
@@ -86,24 +119,42 @@ def evaluate_masked(model: nn.Module, evaluate, keep) -> float:
     index = HeadIndex.from_model(model)
     with head_gates(model, check_keep(index, keep).float().to(_device(model))): return float(evaluate(model))
 
-def iterative_pruning(model: nn.Module, evaluate, batches=None, share: float = 0.1, reestimate: bool = True,
-                      order=None, candidates=None, heads_left=None, progress: bool = True) -> dict:
+def iterative_pruning(model: nn.Module, evaluate, batches=None, share: float = 0.1, reestimate: bool | None = None,
+                      order=None, candidates=None, heads_left=None, progress: bool = True, variant: str = "paper",
+                      min_heads_per_site: int = 0, stop_at: float | None = None, per_token: bool | None = None) -> dict:
     "Remove `share` of the candidate heads per step (or stop at each of `heads_left`), least important first; returns {'curve': rows, 'masks': [bool [H]]}."
+    reestimate = check_variant(variant) == "paper" if reestimate is None else reestimate
     index = HeadIndex.from_model(model)
     cand = torch.ones(index.H, dtype=torch.bool) if candidates is None else check_keep(index, candidates)
     if order is None and batches is None: raise ValueError("pass `batches` to estimate importance, or a fixed `order`")
-    schedule = pruning_schedule(int(cand.sum()), share) if heads_left is None else _removals(index.H, int(cand.sum()), heads_left)
+    if isinstance(min_heads_per_site, bool) or not isinstance(min_heads_per_site, int) or min_heads_per_site < 0:
+        raise ValueError(f"min_heads_per_site must be an integer >= 0; got {min_heads_per_site!r}")
+    n_cand = int(cand.sum())
+    schedule = pruning_schedule(n_cand, share, variant) if heads_left is None else _removals(index.H, n_cand, heads_left)
+    if stop_at is not None:
+        if not isinstance(stop_at, (int, float)) or not 0 < stop_at <= 1:
+            raise ValueError(f"stop_at (the share of heads pruned at which to stop) must be in (0, 1]; got {stop_at!r}")
+        schedule = [t for t in schedule if t <= stop_at * n_cand + 1e-9]
+    site = torch.repeat_interleave(torch.arange(len(index.sites)), torch.tensor([s.n_heads for s in index.sites]))
+    most = sum(min(int(cand[site == i].sum()), max(0, s.n_heads - min_heads_per_site)) for i, s in enumerate(index.sites))
+    if any(t > most for t in schedule): schedule = [t for t in schedule if t < most] + [most]   # keep-x-per-site cap
+    schedule = [t for t in schedule if t > 0]
+    if not schedule: raise ValueError(f"nothing to prune: stop_at={stop_at} and min_heads_per_site={min_heads_per_site} leave no step")
     keep = torch.ones(index.H, dtype=torch.bool)
     base = evaluate_masked(model, evaluate, keep)
     curve, masks, scores = [dict(removed=0, heads_left=index.H, pruned=0.0, metric=base)], [keep.clone()], None
     for target in tqdm(schedule, desc="pruning", disable=not progress):
         if order is not None: scores = torch.as_tensor(order, dtype=torch.float64)
-        elif scores is None or reestimate: scores = head_importance(model, batches, keep=keep).double()
+        elif scores is None or reestimate:
+            scores = head_importance(model, batches, keep=keep, variant=variant, per_token=per_token).double()
         alive = (keep & cand).nonzero().flatten()
         n_out = target - int((~keep & cand).sum())
-        weakest = alive[torch.argsort(scores[alive], stable=True)[:n_out]]    # ties: lower id goes first
-        keep[weakest] = False
-        curve.append(dict(removed=target, heads_left=int(keep.sum()), pruned=target / int(cand.sum()),
+        left = torch.bincount(site[keep], minlength=len(index.sites))
+        for h in alive[torch.argsort(scores[alive], stable=True)].tolist():    # ties: lower id goes first
+            if n_out == 0: break
+            if left[site[h]] <= min_heads_per_site: continue                     # the site keeps its best heads
+            keep[h], left[site[h]], n_out = False, left[site[h]] - 1, n_out - 1
+        curve.append(dict(removed=target, heads_left=int(keep.sum()), pruned=target / n_cand,
                           metric=evaluate_masked(model, evaluate, keep)))
         masks.append(keep.clone())
     return dict(curve=curve, masks=masks)
