@@ -11,10 +11,11 @@ import torch
 from torch import nn
 from .heads import check_k, top_k_mask
 from .train import HeadPruner
+from .fidelity import check_variant
 
 # %% auto #0
 __all__ = ['gumbel_noise', 'check_tau', 'soft_topk', 'gumbel_soft_topk', 'anneal', 'DSPPruner', 'mask_str', 'survival',
-           'STEPruner']
+           'ste_mask', 'STEPruner']
 
 # %% ../nbs/13_dsp.ipynb #1742dd20
 def gumbel_noise(shape, dtype=torch.float64, device=None, generator=None) -> torch.Tensor:
@@ -40,31 +41,37 @@ def soft_topk(r: torch.Tensor, K: int, tau: float) -> torch.Tensor:
         r = r + torch.log(torch.clamp(1 - g_k, min=tiny))          # eq. 18
     return g
 
-def gumbel_soft_topk(logits: torch.Tensor, K: int, tau: float, generator=None) -> torch.Tensor:
-    "DSP's gates: the relaxed top-K of `logits` perturbed by fresh Gumbel noise (float64)."
-    return soft_topk(logits.double() + gumbel_noise(logits.shape, device=logits.device, generator=generator), K, tau)
+def gumbel_soft_topk(logits: torch.Tensor, K: int, tau: float, generator=None, noise: torch.Tensor | None = None) -> torch.Tensor:
+    "DSP's gates: the relaxed top-K of `logits` perturbed by Gumbel noise (fresh, or the given `noise` draws), in float64."
+    if noise is None: noise = gumbel_noise(logits.shape, device=logits.device, generator=generator)
+    elif noise.shape != logits.shape: raise ValueError(f"noise has shape {tuple(noise.shape)}, the logits {tuple(logits.shape)}")
+    return soft_topk(logits.double() + noise.to(logits.device, torch.float64), K, tau)
 
 # %% ../nbs/13_dsp.ipynb #23baa503
-def anneal(step: int, tau_ini: float, tau_end: float, n_cooldown: int) -> float:
-    "Temperature after `step` training steps (eq. 24): log-linear from tau_ini to tau_end in n_cooldown steps."
+def anneal(step: int, tau_ini: float, tau_end: float, n_cooldown: int, rule: str = "<=") -> float:
+    "Temperature after `step` training steps (eq. 24): log-linear from tau_ini to tau_end in n_cooldown steps, formula while step `rule` n_cooldown."
     check_tau(tau_ini); check_tau(tau_end)
     if isinstance(n_cooldown, bool) or not isinstance(n_cooldown, int) or n_cooldown < 1:
         raise ValueError(f"n_cooldown must be a positive number of steps; got {n_cooldown!r}")
+    if rule not in ("<=", "<"): raise ValueError(f"rule must be '<=' (DSP's BERT trainer) or '<' (their fairseq script); got {rule!r}")
     if step < 0: raise ValueError(f"step must be >= 0; got {step}")
-    frac = min(step / n_cooldown, 1.0)
-    return math.exp(math.log(tau_ini) - frac * (math.log(tau_ini) - math.log(tau_end)))
+    if step > n_cooldown or (rule == "<" and step == n_cooldown): return tau_end
+    return math.exp(math.log(tau_ini) - step / n_cooldown * (math.log(tau_ini) - math.log(tau_end)))
 
 # %% ../nbs/13_dsp.ipynb #d4801c74
 class DSPPruner(HeadPruner):
-    "Differentiable subset pruning: gates = Gumbel soft top-K of w at an annealed temperature; exactly K kept."
+    "Differentiable subset pruning: gates = Gumbel soft top-K of w at an annealed temperature (or tau_end throughout); exactly K kept."
     def __init__(self, H: int, K: int, tau_ini: float = 1.0, tau_end: float = 1e-8, n_cooldown: int = 1000,
-                 init: float = 0.0):
+                 init: float = 0.0, annealing: bool = True, rule: str = "<=", variant: str = "paper"):
         super().__init__()
-        self.K, self.schedule = check_k(K, H), (tau_ini, tau_end, n_cooldown)
-        anneal(0, *self.schedule)                                  # validate now, not at the first step
+        self.variant = check_variant(variant)      # soft top-K and annealing are the same in both (checked below)
+        self.K, self.schedule, self.annealing, self.rule = check_k(K, H), (tau_ini, tau_end, n_cooldown), bool(annealing), rule
+        anneal(0, *self.schedule, rule=rule)                       # validate now, not at the first step
         self.w = nn.Parameter(torch.full((H,), float(init)))       # log importance (eq. 20)
 
-    def tau(self, step: int) -> float: return anneal(step, *self.schedule)
+    def tau(self, step: int) -> float:
+        "The temperature at `step`: eq. 24, or tau_end at every step with annealing off (their run script's default)."
+        return anneal(step, *self.schedule, rule=self.rule) if self.annealing else check_tau(self.schedule[1])
 
     def gates(self, step: int) -> torch.Tensor:
         if not self.training: return self.keep_mask().to(self.w.device, self.w.dtype)
@@ -83,18 +90,25 @@ def survival(selected: list[str], final: str) -> list[float]:
     return [sum(a == b == "1" for a, b in zip(s, final)) / s.count("1") for s in selected]
 
 # %% ../nbs/13_dsp.ipynb #1dbd68b8
+def ste_mask(r: torch.Tensor, K: int, variant: str = "paper") -> torch.Tensor:
+    "Hard forward mask of STE: exactly the top-K of `r` ('paper'), or r strictly above the (K+1)-th largest value ('code', DSP's STEFunction)."
+    check_k(K, r.numel())
+    if check_variant(variant) == "code":
+        if K == r.numel(): return torch.ones_like(r)
+        return (r > r.topk(K + 1).values[-1]).to(r.dtype)
+    return torch.zeros_like(r).scatter_(0, r.topk(K).indices, 1.0)
+
 class STEPruner(HeadPruner):
-    "Straight-through top-K: forward = hard top-K of w + Gumbel noise, backward = identity."
-    def __init__(self, H: int, K: int, init: float = 0.0, noise: bool = True):
+    "Straight-through top-K: forward = hard top-K mask of w (+ Gumbel noise if `noise`), backward = identity."
+    def __init__(self, H: int, K: int, init: float = 0.0, noise: bool = False, variant: str = "paper"):
         super().__init__()
-        self.K, self.noise = check_k(K, H), noise
+        self.K, self.noise, self.variant = check_k(K, H), noise, check_variant(variant)
         self.w = nn.Parameter(torch.full((H,), float(init)))
 
     def gates(self, step: int) -> torch.Tensor:
         if not self.training: return self.keep_mask().to(self.w.device, self.w.dtype)
         r = self.w.detach() + (gumbel_noise(self.w.shape, self.w.dtype, self.w.device) if self.noise else 0)
-        hard = torch.zeros_like(self.w).scatter_(0, r.topk(self.K).indices, 1.0)
-        return hard + self.w - self.w.detach()
+        return ste_mask(r, self.K, self.variant) + (self.w - self.w.detach())   # forward: exactly the mask
 
     def keep_mask(self, K: int | None = None) -> torch.Tensor:
         return top_k_mask(self.w.detach().cpu(), self.K if K is None else K)
