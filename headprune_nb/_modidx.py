@@ -421,5 +421,7 @@ d = { 'settings': { 'branch': 'main',
                                     'headprune_nb.voita.VoitaPruner.gates': ('voita.html#voitapruner.gates', 'headprune_nb/voita.py'),
                                     'headprune_nb.voita.VoitaPruner.keep_mask': ( 'voita.html#voitapruner.keep_mask',
                                                                                   'headprune_nb/voita.py'),
+                                    'headprune_nb.voita.VoitaPruner.p_nonzero': ( 'voita.html#voitapruner.p_nonzero',
+                                                                                  'headprune_nb/voita.py'),
                                     'headprune_nb.voita.VoitaPruner.penalty': ('voita.html#voitapruner.penalty', 'headprune_nb/voita.py'),
                                     'headprune_nb.voita.nearest_k': ('voita.html#nearest_k', 'headprune_nb/voita.py')}}}

@@ -9,27 +9,47 @@ Docs: https://headprune.github.io/headprune-nb/voita.html.md"""
 from __future__ import annotations
 import torch
 from .train import HeadPruner
+import math
 from .hard_concrete import HardConcrete, deterministic_gate, BETA, GAMMA, ZETA
+from .heads import top_k_mask, check_k
+from .fidelity import check_variant
 
 # %% auto #0
 __all__ = ['VoitaPruner', 'nearest_k']
 
 # %% ../nbs/12_voita.ipynb #1527e833
 class VoitaPruner(HeadPruner):
-    "Voita et al.'s joint pruner: Hard Concrete gate per head, penalty lambda * sum_h (1 - q0_h)."
+    "Voita et al.'s joint pruner: Hard Concrete gate per head, penalty lambda * sum_h P(z_h != 0) (per_layer: averaged over layers)."
     def __init__(self, H: int, lam: float, init: float | None = None, beta: float = BETA, gamma: float = GAMMA,
-                 zeta: float = ZETA):
+                 zeta: float = ZETA, sizes=None, per_layer: bool = False, open_above: float = 0.0, variant: str = "paper"):
         super().__init__()
         if lam < 0: raise ValueError(f"lambda must be >= 0; got {lam}")
-        self.gate, self.lam = HardConcrete(H, init, beta, gamma, zeta), lam
+        self.variant = check_variant(variant)
+        if per_layer and sizes is None: raise ValueError("per_layer=True averages over layers: pass sizes (the heads of each layer)")
+        if sizes is not None and (not len(sizes) or sum(sizes) != H or min(sizes) < 0):
+            raise ValueError(f"sizes (heads per layer) must be non-negative and add up to H={H}; got {list(sizes)}")
+        self.gate, self.lam, self.sizes, self.per_layer, self.open_above = HardConcrete(H, init, beta, gamma, zeta), lam, sizes, per_layer, open_above
 
     def gates(self, step: int) -> torch.Tensor: return self.gate()    # sample in train mode, deterministic in eval
-    def penalty(self, step: int) -> torch.Tensor: return self.lam * (1 - self.gate.prob_closed()).sum()
 
-    def keep_mask(self, K: int | None = None) -> torch.Tensor:
-        "K=None: the heads whose deterministic gate is open (Voita); else the K most likely open (PASS protocol)."
-        if K is None: return deterministic_gate(self.gate.log_alpha.detach(), self.gate.gamma, self.gate.zeta) > 0
-        return self.gate.most_open(K)
+    def p_nonzero(self) -> torch.Tensor:
+        "P(z_h != 0) per head; 'code': clamped to [1e-6, 1 - 1e-6] as both released codes do."
+        g = self.gate
+        p = torch.sigmoid(g.log_alpha - g.beta * math.log(-g.gamma / g.zeta))
+        return p.clamp(1e-6, 1 - 1e-6) if self.variant == "code" else p
+
+    def penalty(self, step: int) -> torch.Tensor:
+        "lambda * sum_h P(z_h != 0); per_layer: the mean over layers of the per-layer sums (Voita's code)."
+        total = self.p_nonzero().sum()
+        return self.lam * (total / len(self.sizes) if self.per_layer else total)
+
+    def keep_mask(self, K: int | None = None, above: float | None = None) -> torch.Tensor:
+        "K=None: heads whose deterministic gate > `above` (default open_above: 0 Voita, 0.5 DSP's re-run); else K heads: most open by log_alpha ('paper'), by deterministic gate with ties to the lower id ('code')."
+        la = self.gate.log_alpha.detach().cpu()
+        gate = deterministic_gate(la, self.gate.gamma, self.gate.zeta)
+        if K is None: return gate > (self.open_above if above is None else above)
+        if self.variant == "code": return top_k_mask(gate, check_k(K, la.numel()))
+        return self.gate.most_open(K).cpu()
 
 # %% ../nbs/12_voita.ipynb #6a87ac79
 def nearest_k(open_heads: dict, K: int) -> float:
