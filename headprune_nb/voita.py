@@ -28,7 +28,7 @@ class VoitaPruner(HeadPruner):
         if per_layer and sizes is None: raise ValueError("per_layer=True averages over layers: pass sizes (the heads of each layer)")
         if sizes is not None and (not len(sizes) or sum(sizes) != H or min(sizes) < 0):
             raise ValueError(f"sizes (heads per layer) must be non-negative and add up to H={H}; got {list(sizes)}")
-        self.gate, self.lam, self.sizes, self.per_layer, self.open_above = HardConcrete(H, init, beta, gamma, zeta), lam, sizes, per_layer, open_above
+        self.gate, self.lam, self.sizes, self.per_layer, self.open_above = HardConcrete(H, init, beta, gamma, zeta), lam, None if sizes is None else list(sizes), per_layer, open_above
 
     def gates(self, step: int) -> torch.Tensor: return self.gate()    # sample in train mode, deterministic in eval
 
