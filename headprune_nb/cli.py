@@ -19,7 +19,8 @@ def _parser() -> argparse.ArgumentParser:
                    description="List every reproduction experiment, what paper table it checks, and its profiles.")
     r = sub.add_parser("reproduce", help="run one reproduction notebook (papermill)",
                        description="Run a reproduction notebook with papermill; results, figures, provenance and the "
-                       "executed notebook go to reproduce/results/<profile>/<name>/ unless --out says otherwise.")
+                       "executed notebook go to ./headprune-results/<profile>/<name>/ unless --out says otherwise (maintainers "
+                       "refresh the committed results with --out reproduce/results/<profile>/<name>).")
     r.add_argument("name", nargs="?", help="experiment name (see `headprune list`); or --all")
     r.add_argument("--all", action="store_true", help="run every experiment (baselines first), each into its own folder, "
                    "skipping those already complete; exit 1 naming each failure")
@@ -30,11 +31,11 @@ def _parser() -> argparse.ArgumentParser:
                    help="override a notebook parameter, e.g. --param batch_sizes=[1,4] --param repeats=3")
     r.add_argument("--out", help="output folder (with --all: the folder that gets one sub-folder per experiment)")
     rp = sub.add_parser("report", help="one report of every result on disk, beside the published tables",
-                        description="Build reproduce/report/report.md and report.html (or --out) from the results of "
-                        "every experiment and profile found: our tables beside the published ones, figures, and a "
+                        description="Build ./headprune-results/report/report.md and report.html (or --out) from the results "
+                        "of every experiment and profile found: published | committed | yours per table and claim, figures, and a "
                         "verdict per claim (supported / not supported / not run).")
     rp.add_argument("--profile", action="append", help="profile(s) to report (repeatable); default: cpu and full")
-    rp.add_argument("--out", help="output folder; default reproduce/report")
+    rp.add_argument("--out", help="output folder; default ./headprune-results/report (the committed report: --out reproduce/report)")
     f = sub.add_parser("import-fairseq", help="convert a fairseq translation checkpoint into the HF Enc-Dec",
                        description="Convert a fairseq transformer (transformer_iwslt_de_en family) checkpoint and its "
                        "dictionaries into the HF Enc-Dec, saved with save_pruned and dict.source.txt/dict.target.txt. "

@@ -10,9 +10,10 @@ from pathlib import Path
 import headprune_nb
 
 # %% auto #0
-__all__ = ['PROFILES', 'EXPERIMENTS', 'INSTALLED', 'COMPLETE', 'Experiment', 'get_experiment', 'reproduce_dir', 'results_dir',
-           'write_atomic', 'write_csv', 'write_json', 'read_csv', 'other_tasks_rows', 'cached_tensor', 'machine_info',
-           'provenance', 'markdown_table', 'pivot', 'parse_param', 'run_experiment', 'is_complete', 'run_all']
+__all__ = ['PROFILES', 'EXPERIMENTS', 'INSTALLED', 'USER_RESULTS', 'KERNEL_ARGS', 'KERNEL_ENV', 'COMPLETE', 'Experiment',
+           'get_experiment', 'reproduce_dir', 'results_dir', 'committed_dir', 'write_atomic', 'write_csv', 'write_json',
+           'read_csv', 'other_tasks_rows', 'cached_tensor', 'machine_info', 'provenance', 'markdown_table', 'pivot',
+           'parse_param', 'run_experiment', 'quiet_kernel', 'is_complete', 'run_all']
 
 # %% ../nbs/90_reproduce.ipynb #28ff10e1
 PROFILES = ("smoke", "cpu", "full")
@@ -96,6 +97,7 @@ def get_experiment(name: str, profile: str | None = None) -> Experiment:
 
 # %% ../nbs/90_reproduce.ipynb #049ba2e1
 INSTALLED = Path(headprune_nb.__file__).resolve().parent / "_reproduce"
+USER_RESULTS = "headprune-results"          # your runs, under the current folder
 
 def reproduce_dir() -> Path:
     "The folder holding the reproduction notebooks and published tables: $HEADPRUNE_REPRODUCE_DIR, the checkout's, or the wheel's."
@@ -107,10 +109,12 @@ def reproduce_dir() -> Path:
                             "to the reproduce/ folder of a headprune-nb checkout")
 
 def results_dir(name: str, profile: str) -> Path:
-    "Default output folder of one experiment run: reproduce/results/<profile>/<name> (a wheel: ./headprune-results/...)."
-    root = reproduce_dir()
-    base = Path.cwd() / "headprune-results" if root == INSTALLED else root / "results"
-    return base / profile / name
+    "Default output folder of your run of one experiment: ./headprune-results/<profile>/<name> (never the committed results)."
+    return Path.cwd() / USER_RESULTS / profile / name
+
+def committed_dir(name: str, profile: str) -> Path:
+    "Folder of the committed reference run: reproduce/results/<profile>/<name> (absent from a wheel)."
+    return reproduce_dir() / "results" / profile / name
 
 # %% ../nbs/90_reproduce.ipynb #69c201f8
 def write_atomic(path, text: str) -> Path:
@@ -234,14 +238,29 @@ def run_experiment(name: str, profile: str = "smoke", params: dict | None = None
     os.environ["HEADPRUNE_COMMAND"] = command or env_cmd or f"headprune reproduce {name} --profile {profile}"
     (out / COMPLETE).unlink(missing_ok=True)            # a re-run is incomplete until it finishes
     try:
-        pm.execute_notebook(str(nb), str(out / exp.notebook), parameters=parameters, kernel_name="python3",
-                            progress_bar=progress, cwd=str(nb.parent))
+        with quiet_kernel():
+            pm.execute_notebook(str(nb), str(out / exp.notebook), parameters=parameters, kernel_name="python3",
+                                progress_bar=progress, cwd=str(nb.parent), extra_arguments=KERNEL_ARGS)
         write_json(out / COMPLETE, dict(name=name, profile=profile, params=params or {}, command=os.environ["HEADPRUNE_COMMAND"],
                                         finished_utc=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())))
     finally:
         if env_cmd is None: os.environ.pop("HEADPRUNE_COMMAND", None)
         else: os.environ["HEADPRUNE_COMMAND"] = env_cmd
     return out
+
+# %% ../nbs/90_reproduce.ipynb #5cb33d90
+from contextlib import contextmanager
+KERNEL_ARGS = ["--IPKernelApp.log_level=ERROR"]      # no "Kernel is running over TCP without encryption" warning
+KERNEL_ENV = {"KINETO_LOG_LEVEL": "6"}               # no "USDT ... profiler_start/stop" lines from torch.profiler
+
+@contextmanager
+def quiet_kernel():
+    "Set `KERNEL_ENV` (unless already set) for the kernels started inside, then restore the environment."
+    added = {k: v for k, v in KERNEL_ENV.items() if k not in os.environ}
+    os.environ.update(added)
+    try: yield
+    finally:
+        for k in added: os.environ.pop(k, None)
 
 # %% ../nbs/90_reproduce.ipynb #46949680
 COMPLETE = "complete.json"
