@@ -15,7 +15,7 @@ from .heads import HeadIndex
 # %% auto #0
 __all__ = ['COMPETING_CORES', 'COMPETING_STEAL_PCT', 'LOAD_FIELDS', 'n_params', 'size_on_disk', 'random_batch', 'forward_flops',
            'AttentionTimer', 'time_forward', 'load_average', 'LoadMonitor', 'warn_if_competing', 'throughput',
-           'speedup_row', 'shrinkage', 'speedup_interval', 'interval_verdict', 'compare_pruned']
+           'speedup_row', 'shrinkage', 'speedup_interval', 'interval_verdict', 'Rows', 'compare_pruned']
 
 # %% ../nbs/03_bench.ipynb #76f20657
 def n_params(model: nn.Module) -> int:
@@ -245,6 +245,20 @@ def interval_verdict(low: float, high: float, threshold: float, above: bool = Tr
     if high < threshold: return "contradicted" if above else "supported"
     return "inconclusive"
 
+# %% ../nbs/03_bench.ipynb #9f573af1
+class Rows(list):
+    "A list of result dicts that prints as a Markdown table of `SHOWN` columns (floats to 3 significant digits)."
+    SHOWN = ("batch_size", "original_eps", "pruned_eps", "speedup_pct", "speedup_pct_low", "speedup_pct_high", "interval",
+             "ideal_speedup_pct", "share_of_ideal_gain", "repeats", "other_cores", "competing")
+    def table(self, cols=None) -> str:
+        "The rows as a Markdown table of `cols` (default: those of `SHOWN` present)."
+        from headprune_nb.reproduce import markdown_table
+        cols = cols or [c for c in self.SHOWN if any(c in r for r in self)]
+        return markdown_table(list(self), cols)
+    def __str__(self): return self.table()
+    __repr__ = __str__
+    def _repr_markdown_(self): return self.table()
+
 # %% ../nbs/03_bench.ipynb #48c60f72
 def compare_pruned(model: nn.Module, keep, batch_sizes=(1, 4, 16, 64), seq_len: int = 128, tgt_len: int | None = None,
                    warmup: int = 1, repeats: int = 5, attention: bool = False, progress: bool = True, seed: int = 0,
@@ -283,5 +297,5 @@ def compare_pruned(model: nn.Module, keep, batch_sizes=(1, 4, 16, 64), seq_len: 
     if wide: print("note: the speed-up's 95% interval is wider than +-" f"{halfwidth_pct} points at batch "
                    + ", ".join(f"{r['batch_size']} ({r['speedup_pct_low']:+.1f}..{r['speedup_pct_high']:+.1f}%, "
                                f"{r['repeats']} pairs)" for r in wide), file=sys.stderr, flush=True)
-    return dict(rows=rows, flops_original=fo, flops_pruned=fp, heads_kept=int(torch.as_tensor(keep).sum()),
+    return dict(rows=Rows(rows), flops_original=fo, flops_pruned=fp, heads_kept=int(torch.as_tensor(keep).sum()),
                 load=loads, **shrinkage(model, pruned))
