@@ -13,7 +13,7 @@ import headprune_nb
 __all__ = ['PROFILES', 'EXPERIMENTS', 'INSTALLED', 'USER_RESULTS', 'KERNEL_ARGS', 'KERNEL_ENV', 'COMPLETE', 'Experiment',
            'get_experiment', 'reproduce_dir', 'results_dir', 'committed_dir', 'write_atomic', 'write_csv', 'write_json',
            'read_csv', 'other_tasks_rows', 'cached_tensor', 'machine_info', 'provenance', 'markdown_table', 'pivot',
-           'parse_param', 'run_experiment', 'quiet_kernel', 'is_complete', 'run_all']
+           'parse_param', 'run_experiment', 'quiet_kernel', 'live_output', 'is_complete', 'run_all']
 
 # %% ../nbs/90_reproduce.ipynb #28ff10e1
 PROFILES = ("smoke", "cpu", "full")
@@ -240,7 +240,8 @@ def run_experiment(name: str, profile: str = "smoke", params: dict | None = None
     try:
         with quiet_kernel():
             pm.execute_notebook(str(nb), str(out / exp.notebook), parameters=parameters, kernel_name="python3",
-                                progress_bar=progress, cwd=str(nb.parent), extra_arguments=KERNEL_ARGS)
+                                progress_bar=progress, cwd=str(nb.parent), extra_arguments=KERNEL_ARGS,
+                                **live_output(progress))
         write_json(out / COMPLETE, dict(name=name, profile=profile, params=params or {}, command=os.environ["HEADPRUNE_COMMAND"],
                                         finished_utc=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())))
     finally:
@@ -251,7 +252,8 @@ def run_experiment(name: str, profile: str = "smoke", params: dict | None = None
 # %% ../nbs/90_reproduce.ipynb #5cb33d90
 from contextlib import contextmanager
 KERNEL_ARGS = ["--IPKernelApp.log_level=ERROR"]      # no "Kernel is running over TCP without encryption" warning
-KERNEL_ENV = {"KINETO_LOG_LEVEL": "6"}               # no "USDT ... profiler_start/stop" lines from torch.profiler
+KERNEL_ENV = {"KINETO_LOG_LEVEL": "6",              # no "USDT ... profiler_start/stop" lines from torch.profiler
+              "PYTHONWARNINGS": "ignore:IProgress not found"}   # tqdm.auto falls back to text bars: fine
 
 @contextmanager
 def quiet_kernel():
@@ -261,6 +263,10 @@ def quiet_kernel():
     try: yield
     finally:
         for k in added: os.environ.pop(k, None)
+
+def live_output(progress: bool) -> dict:
+    "papermill arguments that stream the cells' printed output (stdout and stderr) to our stderr while they run."
+    return dict(stdout_file=sys.stderr, stderr_file=sys.stderr) if progress else {}
 
 # %% ../nbs/90_reproduce.ipynb #46949680
 COMPLETE = "complete.json"
