@@ -265,11 +265,11 @@ def compare_pruned(model: nn.Module, keep, batch_sizes=(1, 4, 16, 64), seq_len: 
                    max_repeats: int | None = None, halfwidth_pct: float = 2.0) -> dict:
     """Speed (measured and FLOP-ideal) and size of `model` before and after removing the heads not in `keep`.
     Timed in rounds of `repeats` alternated pairs until the speed-up's 95% interval is within +-`halfwidth_pct` points
-    (or `max_repeats` pairs, default 4 x `repeats`, are in: then the row says `interval: wide`)."""
+    (or `max_repeats` pairs are in, default `repeats`: one round; then the row says `interval: wide`)."""
     import copy
     from headprune_nb.prune import prune_heads
     if repeats < 2: raise ValueError(f"compare_pruned needs repeats >= 2 for an interval; got {repeats}")
-    max_repeats = max(repeats, max_repeats or 4 * repeats)
+    max_repeats = max(repeats, max_repeats or repeats)
     pruned = prune_heads(copy.deepcopy(model), keep)
     flops_batch = random_batch(model, 1, seq_len, tgt_len, seed)
     fo, fp = forward_flops(model, flops_batch), forward_flops(pruned, flops_batch)

@@ -67,6 +67,9 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--tgt-len", type=int, default=None, help="target tokens for encoder-decoders; default = seq-len")
     b.add_argument("--warmup", type=int, default=1, help="untimed calls before timing; default 1")
     b.add_argument("--repeats", type=int, default=5, help="timed calls per setting; default 5")
+    b.add_argument("--max-repeats", type=int, default=None, help="with --keep-fraction < 1: keep timing in rounds of "
+                   "--repeats pairs until the speed-up's 95%% interval is within +-2 points or this many pairs are in "
+                   "(default: one round); a wider interval is marked wide")
     b.add_argument("--attention", action="store_true", help="also time the attention blocks alone")
     b.add_argument("--device", default="cpu", help="torch device; default cpu")
     b.add_argument("--seed", type=int, default=0, help="seed of the random inputs and head subset")
@@ -124,7 +127,7 @@ def cmd_bench(args) -> None:
         rows = throughput(model, **kw)
     else:
         K = max(1, round(args.keep_fraction * H))
-        res = compare_pruned(model, random_keep_mask(H, K, args.seed), **kw)
+        res = compare_pruned(model, random_keep_mask(H, K, args.seed), max_repeats=args.max_repeats, **kw)
         rows = [dict(r, heads_kept=K, heads=H, params_shrinkage_pct=res["params_shrinkage_pct"],
                      size_shrinkage_pct=res["size_shrinkage_pct"]) for r in res["rows"]]
     print(markdown_table(rows))
