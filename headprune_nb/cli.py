@@ -79,7 +79,7 @@ def _parser() -> argparse.ArgumentParser:
 # %% ../nbs/91_cli.ipynb #bb6f5720
 def cmd_list(args) -> None:
     from headprune_nb.reproduce import EXPERIMENTS, PROFILES
-    print("Times: smoke and cpu as measured on 2 idle CPU cores (other work on the machine makes them longer); "
+    print("Times: smoke and cpu as measured on 2 CPU cores (each says how; other work on the machine makes them longer); "
           "full: an estimate for one GPU.\n")
     for e in EXPERIMENTS.values():
         print(f"{e.name}\n  {e.title}\n  checks: {e.checks}\n  profiles: {', '.join(PROFILES)}"
