@@ -1,6 +1,9 @@
 # headprune-nb: set up and run in two commands (see README.md)
-#   make reproduce   install into .venv, then run the default reproduction (Michel et al. Table 4, cpu profile)
-#   make test        install into .venv, then run the whole test suite (what CI runs)
+#   make reproduce   install into .venv, run the default reproduction (Michel et al. Table 4, cpu profile) into
+#                    ./headprune-results/ and build its report there (published | committed | yours); git stays clean
+#   make test        install into .venv, then run the whole test suite (what CI runs; about 14 min on 2 idle cores)
+#   make dist        build the sdist and the wheel into dist/
+#   make refresh     maintainers: re-run EXPERIMENT into the committed reproduce/results/PROFILE/EXPERIMENT
 #   make docs        build the documentation site into _site/ (offline: Sphinx, MathJax from npm)
 # FAIRSEQ=0 leaves out the optional fairseq adapter (its fairseq-fixed build takes about 2 min).
 # On a CPU machine torch is installed first, pinned to the CPU build (a plain `pip install torch`
@@ -18,7 +21,7 @@ BIN    := $(VENV)/bin
 EXPERIMENT ?= michel2019_speed
 PROFILE ?= cpu
 
-.PHONY: install reproduce test sync-check nbtest pytest docs clean
+.PHONY: install reproduce report refresh refresh-report dist test sync-check nbtest pytest docs clean
 
 install: $(VENV)/.installed
 
@@ -30,8 +33,24 @@ $(VENV)/.installed: pyproject.toml
 	$(if $(filter 1,$(FAIRSEQ)),$(BIN)/pip install -q --no-build-isolation --no-deps fairseq-fixed==0.12.3.1)
 	touch $@
 
+# Your run: results and report in ./headprune-results/ (ignored by git), beside the committed ones.
 reproduce: install
 	$(BIN)/headprune reproduce $(EXPERIMENT) --profile $(PROFILE)
+	$(BIN)/headprune report --profile $(PROFILE)
+
+report: install
+	$(BIN)/headprune report --profile $(PROFILE)
+
+# Maintainers only: overwrite the committed reference run and the committed report, then review and commit them.
+refresh: install
+	$(BIN)/headprune reproduce $(EXPERIMENT) --profile $(PROFILE) --out reproduce/results/$(PROFILE)/$(EXPERIMENT)
+
+refresh-report: install
+	$(BIN)/headprune report --out reproduce/report
+
+# The sdist, and the wheel built from it, into dist/ (tests/test_wheel.py installs them into a fresh venv).
+dist: install
+	$(BIN)/python -m build --no-isolation --outdir dist .
 
 # The library must be what the notebooks export, the notebooks must be clean, the README must be
 # what nbs/index.ipynb says.
@@ -57,4 +76,4 @@ docs: install
 	$(BIN)/python tools/docs.py
 
 clean:
-	rm -rf $(VENV) reproduce/results/smoke build dist *.egg-info _site
+	rm -rf $(VENV) reproduce/results/smoke headprune-results build dist *.egg-info _site

@@ -4,7 +4,7 @@
 
 # %% ../nbs/03_bench.ipynb #0396ea09
 from __future__ import annotations
-import math, statistics, tempfile, time
+import math, os, statistics, sys, tempfile, threading, time
 from pathlib import Path
 import torch
 from torch import nn
@@ -13,8 +13,9 @@ from tqdm.auto import tqdm
 from .heads import HeadIndex
 
 # %% auto #0
-__all__ = ['n_params', 'size_on_disk', 'random_batch', 'forward_flops', 'AttentionTimer', 'time_forward', 'throughput',
-           'speedup_row', 'shrinkage', 'compare_pruned']
+__all__ = ['COMPETING_CORES', 'COMPETING_STEAL_PCT', 'LOAD_FIELDS', 'n_params', 'size_on_disk', 'random_batch', 'forward_flops',
+           'AttentionTimer', 'time_forward', 'load_average', 'LoadMonitor', 'warn_if_competing', 'throughput',
+           'speedup_row', 'shrinkage', 'speedup_interval', 'interval_verdict', 'Rows', 'compare_pruned']
 
 # %% ../nbs/03_bench.ipynb #76f20657
 def n_params(model: nn.Module) -> int:
@@ -101,6 +102,76 @@ def time_forward(models, batches, warmup: int = 1, repeats: int = 5, attention: 
             if progress is not None: progress.update(1)
     return out
 
+# %% ../nbs/03_bench.ipynb #063cfd35
+COMPETING_CORES = 0.5        # other processes busy on at least this many cores: the timing competed
+COMPETING_STEAL_PCT = 5.0    # or the hypervisor took at least this share of our cores' time
+
+def load_average() -> float | None:
+    "The 1-minute load average from /proc/loadavg (None where there is none)."
+    try: return float(Path("/proc/loadavg").read_text().split()[0])
+    except (OSError, ValueError, IndexError): return None
+
+def _cpu_jiffies():
+    "(busy, total, steal) jiffies over all CPUs from /proc/stat's first line, or None."
+    try: v = [int(x) for x in Path("/proc/stat").read_text().splitlines()[0].split()[1:9]]
+    except (OSError, ValueError, IndexError): return None
+    v += [0] * (8 - len(v))
+    idle, steal, total = v[3] + v[4], v[7], sum(v)
+    return total - idle - steal, total, steal
+
+def _own_cpu_seconds() -> float:
+    t = os.times(); return t.user + t.system
+
+class LoadMonitor:
+    "Context manager: the machine's load before, during and after the timing inside it; `.record` is a dict for provenance."
+    def __init__(self, what: str = "timing", interval: float = 0.5, warn: bool = True):
+        self.what, self.interval, self.warn, self.record = what, interval, warn, {}
+        self._stop, self._samples = threading.Event(), []
+
+    def _sample(self):
+        while not self._stop.wait(self.interval):
+            la = load_average()
+            if la is not None: self._samples.append(la)
+
+    def __enter__(self):
+        self._before, self._j0, self._own0 = load_average(), _cpu_jiffies(), _own_cpu_seconds()
+        self._t0 = time.perf_counter()
+        self._thread = threading.Thread(target=self._sample, daemon=True); self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set(); self._thread.join()
+        wall, own = time.perf_counter() - self._t0, _own_cpu_seconds() - self._own0
+        j1, after = _cpu_jiffies(), load_average()
+        r = dict(load_before=self._before, load_during_max=max(self._samples, default=after), load_after=after,
+                 cpu_count=os.cpu_count(), seconds=round(wall, 3), own_cores=round(own / wall, 2) if wall > 0 else None,
+                 other_cores=None, steal_pct=None)
+        if self._j0 is not None and j1 is not None and j1[1] > self._j0[1] and wall > 0:
+            busy, total, steal = (b - a for a, b in zip(self._j0, j1))
+            tck = os.sysconf("SC_CLK_TCK")
+            r["other_cores"] = round(max(0.0, busy / tck - own) / wall, 2)
+            r["steal_pct"] = round(100 * steal / total, 2)
+        r["competing"] = bool((r["other_cores"] or 0) >= COMPETING_CORES or (r["steal_pct"] or 0) >= COMPETING_STEAL_PCT)
+        self.record = r
+        if r["competing"] and self.warn:
+            print(f"warning: other work competed for the cores during this {self.what} ({r['other_cores']} cores busy "
+                  f"elsewhere, steal {r['steal_pct']}%, load {r['load_before']} -> {r['load_during_max']} of "
+                  f"{r['cpu_count']} cores): its speed numbers measure the machine too; re-run on idle cores",
+                  file=sys.stderr, flush=True)
+        return False
+
+LOAD_FIELDS = ("load_before", "load_during_max", "load_after", "other_cores", "steal_pct", "competing")
+
+def warn_if_competing(records: list[dict], what: str = "timing") -> bool:
+    "Print one line on stderr if any `LoadMonitor.record` in `records` competed with other work; True if so."
+    bad = [r for r in records if r.get("competing")]
+    if bad:
+        print(f"warning: other work competed for the cores during {len(bad)} of {len(records)} parts of this {what} (up to "
+              f"{max(r['other_cores'] or 0 for r in bad)} cores busy elsewhere, steal up to {max(r['steal_pct'] or 0 for r in bad)}%, "
+              f"load up to {max(r['load_during_max'] or 0 for r in bad)} on {bad[0]['cpu_count']} cores): its speed numbers "
+              "measure the machine too; re-run on idle cores", file=sys.stderr, flush=True)
+    return bool(bad)
+
 # %% ../nbs/03_bench.ipynb #c0a464f8
 def _stats(xs):
     xs = sorted(xs)
@@ -116,17 +187,22 @@ def _row(bs, seq_len, t, repeats):
 
 def throughput(models, batch_sizes=(1, 4, 16, 64), seq_len: int = 128, tgt_len: int | None = None,
                warmup: int = 1, repeats: int = 5, attention: bool = False, progress: bool = True,
-               desc: str = "bench", seed: int = 0) -> list:
-    "Examples/s at each batch size (median, std, IQR over `repeats`): rows for one model, or a list of rows per model."
+               desc: str = "bench", seed: int = 0, warn: bool = True) -> list:
+    "Examples/s at each batch size (median, std, IQR over `repeats`, and the machine's load): rows for one model, or a list per model."
     single = isinstance(models, nn.Module)
     models = [models] if single else list(models)
     rows = [[] for _ in models]
     total = len(batch_sizes) * repeats * len(models) * (2 if attention else 1)
+    loads = []
     with tqdm(total=total, desc=desc, disable=not progress, leave=False) as bar:
         for bs in batch_sizes:
             batches = [random_batch(m, bs, seq_len, tgt_len, seed) for m in models]
-            for r, t in zip(rows, time_forward(models, batches, warmup, repeats, attention, bar)):
-                r.append(_row(bs, seq_len, t, repeats))
+            with LoadMonitor(f"{desc} at batch {bs}", warn=False) as mon:
+                times = time_forward(models, batches, warmup, repeats, attention, bar)
+            loads.append(mon.record)
+            for r, t in zip(rows, times):
+                r.append(dict(_row(bs, seq_len, t, repeats), **{k: mon.record[k] for k in LOAD_FIELDS}))
+    if warn: warn_if_competing(loads, desc)
     return rows[0] if single else rows
 
 # %% ../nbs/03_bench.ipynb #b9c5d1bc
@@ -150,16 +226,76 @@ def shrinkage(orig: nn.Module, pruned: nn.Module) -> dict:
     return dict(params_original=po, params_pruned=pp, params_shrinkage_pct=100 * (1 - pp / po),
                 bytes_original=so, bytes_pruned=sp, size_shrinkage_pct=100 * (1 - sp / so))
 
+# %% ../nbs/03_bench.ipynb #911fcc51
+_T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
+        2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
+
+def speedup_interval(orig_seconds, pruned_seconds) -> tuple[float, float, float]:
+    "Speed-up in percent of pruned over original from paired timings: (estimate, low, high), a 95% t interval on log ratios."
+    logs = [math.log(o / p) for o, p in zip(orig_seconds, pruned_seconds)]
+    if not logs: raise ValueError("no paired timings")
+    m = statistics.mean(logs)
+    if len(logs) < 2: return 100 * math.expm1(m), -math.inf, math.inf
+    half = (_T95[len(logs) - 2] if len(logs) - 2 < len(_T95) else 1.96) * statistics.stdev(logs) / math.sqrt(len(logs))
+    return 100 * math.expm1(m), 100 * math.expm1(m - half), 100 * math.expm1(m + half)
+
+def interval_verdict(low: float, high: float, threshold: float, above: bool = True) -> str:
+    "supported / contradicted / inconclusive for the claim 'value > threshold' (or '< threshold' with above=False)."
+    if low > threshold: return "supported" if above else "contradicted"
+    if high < threshold: return "contradicted" if above else "supported"
+    return "inconclusive"
+
+# %% ../nbs/03_bench.ipynb #9f573af1
+class Rows(list):
+    "A list of result dicts that prints as a Markdown table of `SHOWN` columns (floats to 3 significant digits)."
+    SHOWN = ("batch_size", "original_eps", "pruned_eps", "speedup_pct", "speedup_pct_low", "speedup_pct_high", "interval",
+             "ideal_speedup_pct", "share_of_ideal_gain", "repeats", "other_cores", "competing")
+    def table(self, cols=None) -> str:
+        "The rows as a Markdown table of `cols` (default: those of `SHOWN` present)."
+        from headprune_nb.reproduce import markdown_table
+        cols = cols or [c for c in self.SHOWN if any(c in r for r in self)]
+        return markdown_table(list(self), cols)
+    def __str__(self): return self.table()
+    __repr__ = __str__
+    def _repr_markdown_(self): return self.table()
+
 # %% ../nbs/03_bench.ipynb #48c60f72
 def compare_pruned(model: nn.Module, keep, batch_sizes=(1, 4, 16, 64), seq_len: int = 128, tgt_len: int | None = None,
-                   warmup: int = 1, repeats: int = 5, attention: bool = False, progress: bool = True, seed: int = 0) -> dict:
-    "Speed (measured and FLOP-ideal) and size of `model` before and after removing the heads not in `keep`."
+                   warmup: int = 1, repeats: int = 5, attention: bool = False, progress: bool = True, seed: int = 0,
+                   max_repeats: int | None = None, halfwidth_pct: float = 2.0) -> dict:
+    """Speed (measured and FLOP-ideal) and size of `model` before and after removing the heads not in `keep`.
+    Timed in rounds of `repeats` alternated pairs until the speed-up's 95% interval is within +-`halfwidth_pct` points
+    (or `max_repeats` pairs are in, default `repeats`: one round; then the row says `interval: wide`)."""
     import copy
     from headprune_nb.prune import prune_heads
+    if repeats < 2: raise ValueError(f"compare_pruned needs repeats >= 2 for an interval; got {repeats}")
+    max_repeats = max(repeats, max_repeats or repeats)
     pruned = prune_heads(copy.deepcopy(model), keep)
     flops_batch = random_batch(model, 1, seq_len, tgt_len, seed)
     fo, fp = forward_flops(model, flops_batch), forward_flops(pruned, flops_batch)
-    orig_rows, pruned_rows = throughput([model, pruned], batch_sizes, seq_len, tgt_len, warmup, repeats, attention,
-                                        progress, desc="original vs pruned", seed=seed)
-    return dict(rows=[speedup_row(o, p, fo, fp) for o, p in zip(orig_rows, pruned_rows)], flops_original=fo,
-                flops_pruned=fp, heads_kept=int(torch.as_tensor(keep).sum()), **shrinkage(model, pruned))
+    rows, loads = [], []
+    with tqdm(total=len(batch_sizes) * max_repeats * 2, desc="original vs pruned", disable=not progress, leave=False) as bar:
+        for bs in batch_sizes:
+            batches = [random_batch(m, bs, seq_len, tgt_len, seed) for m in (model, pruned)]
+            acc = [{}, {}]
+            with LoadMonitor(f"comparison at batch {bs}", warn=False) as mon:
+                while True:
+                    first = not acc[0]
+                    for a, t in zip(acc, time_forward([model, pruned], batches, warmup if first else 0, repeats,
+                                                       attention and first, bar)):
+                        for k, v in t.items(): a.setdefault(k, []).extend(v)
+                    n = len(acc[0]["total"])
+                    est, lo, hi = speedup_interval(acc[0]["total"], acc[1]["total"])
+                    if (hi - lo) / 2 <= halfwidth_pct or n + repeats > max_repeats: break
+            loads.append(mon.record)
+            row = speedup_row(*(_row(bs, seq_len, a, n) for a in acc), fo, fp)
+            rows.append(dict(row, speedup_pct_paired=est, speedup_pct_low=lo, speedup_pct_high=hi, repeats=n,
+                             interval="narrow" if (hi - lo) / 2 <= halfwidth_pct else "wide",
+                             **{k: mon.record[k] for k in LOAD_FIELDS}))
+    warn_if_competing(loads, "comparison")
+    wide = [r for r in rows if r["interval"] == "wide"]
+    if wide: print("note: the speed-up's 95% interval is wider than +-" f"{halfwidth_pct} points at batch "
+                   + ", ".join(f"{r['batch_size']} ({r['speedup_pct_low']:+.1f}..{r['speedup_pct_high']:+.1f}%, "
+                               f"{r['repeats']} pairs)" for r in wide), file=sys.stderr, flush=True)
+    return dict(rows=Rows(rows), flops_original=fo, flops_pruned=fp, heads_kept=int(torch.as_tensor(keep).sum()),
+                load=loads, **shrinkage(model, pruned))

@@ -19,7 +19,8 @@ def _parser() -> argparse.ArgumentParser:
                    description="List every reproduction experiment, what paper table it checks, and its profiles.")
     r = sub.add_parser("reproduce", help="run one reproduction notebook (papermill)",
                        description="Run a reproduction notebook with papermill; results, figures, provenance and the "
-                       "executed notebook go to reproduce/results/<profile>/<name>/ unless --out says otherwise.")
+                       "executed notebook go to ./headprune-results/<profile>/<name>/ unless --out says otherwise (maintainers "
+                       "refresh the committed results with --out reproduce/results/<profile>/<name>).")
     r.add_argument("name", nargs="?", help="experiment name (see `headprune list`); or --all")
     r.add_argument("--all", action="store_true", help="run every experiment (baselines first), each into its own folder, "
                    "skipping those already complete; exit 1 naming each failure")
@@ -30,11 +31,11 @@ def _parser() -> argparse.ArgumentParser:
                    help="override a notebook parameter, e.g. --param batch_sizes=[1,4] --param repeats=3")
     r.add_argument("--out", help="output folder (with --all: the folder that gets one sub-folder per experiment)")
     rp = sub.add_parser("report", help="one report of every result on disk, beside the published tables",
-                        description="Build reproduce/report/report.md and report.html (or --out) from the results of "
-                        "every experiment and profile found: our tables beside the published ones, figures, and a "
+                        description="Build ./headprune-results/report/report.md and report.html (or --out) from the results "
+                        "of every experiment and profile found: published | committed | yours per table and claim, figures, and a "
                         "verdict per claim (supported / not supported / not run).")
     rp.add_argument("--profile", action="append", help="profile(s) to report (repeatable); default: cpu and full")
-    rp.add_argument("--out", help="output folder; default reproduce/report")
+    rp.add_argument("--out", help="output folder; default ./headprune-results/report (the committed report: --out reproduce/report)")
     f = sub.add_parser("import-fairseq", help="convert a fairseq translation checkpoint into the HF Enc-Dec",
                        description="Convert a fairseq transformer (transformer_iwslt_de_en family) checkpoint and its "
                        "dictionaries into the HF Enc-Dec, saved with save_pruned and dict.source.txt/dict.target.txt. "
@@ -66,6 +67,9 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--tgt-len", type=int, default=None, help="target tokens for encoder-decoders; default = seq-len")
     b.add_argument("--warmup", type=int, default=1, help="untimed calls before timing; default 1")
     b.add_argument("--repeats", type=int, default=5, help="timed calls per setting; default 5")
+    b.add_argument("--max-repeats", type=int, default=None, help="with --keep-fraction < 1: keep timing in rounds of "
+                   "--repeats pairs until the speed-up's 95%% interval is within +-2 points or this many pairs are in "
+                   "(default: one round); a wider interval is marked wide")
     b.add_argument("--attention", action="store_true", help="also time the attention blocks alone")
     b.add_argument("--device", default="cpu", help="torch device; default cpu")
     b.add_argument("--seed", type=int, default=0, help="seed of the random inputs and head subset")
@@ -75,6 +79,8 @@ def _parser() -> argparse.ArgumentParser:
 # %% ../nbs/91_cli.ipynb #bb6f5720
 def cmd_list(args) -> None:
     from headprune_nb.reproduce import EXPERIMENTS, PROFILES
+    print("Times: smoke and cpu as measured on 2 CPU cores (each says how; other work on the machine makes them longer); "
+          "full: an estimate for one GPU.\n")
     for e in EXPERIMENTS.values():
         print(f"{e.name}\n  {e.title}\n  checks: {e.checks}\n  profiles: {', '.join(PROFILES)}"
               + "".join(f"\n    {p}: {t}" for p, t in e.runtime.items())
@@ -123,7 +129,7 @@ def cmd_bench(args) -> None:
         rows = throughput(model, **kw)
     else:
         K = max(1, round(args.keep_fraction * H))
-        res = compare_pruned(model, random_keep_mask(H, K, args.seed), **kw)
+        res = compare_pruned(model, random_keep_mask(H, K, args.seed), max_repeats=args.max_repeats, **kw)
         rows = [dict(r, heads_kept=K, heads=H, params_shrinkage_pct=res["params_shrinkage_pct"],
                      size_shrinkage_pct=res["size_shrinkage_pct"]) for r in res["rows"]]
     print(markdown_table(rows))

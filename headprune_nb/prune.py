@@ -12,7 +12,8 @@ import transformers
 from .heads import HeadIndex, Site, qkv_names, N_HEADS_ATTRS
 
 # %% auto #0
-__all__ = ['WEIGHTS', 'check_keep', 'EmptyAttention', 'prune_heads', 'head_layout', 'save_pruned', 'load_pruned']
+__all__ = ['TOKENIZER_FILES', 'WEIGHTS', 'check_keep', 'EmptyAttention', 'prune_heads', 'head_layout', 'save_tokenizer',
+           'save_pruned', 'load_pruned']
 
 # %% ../nbs/02_prune.ipynb #bfb661cb
 def check_keep(index: HeadIndex, keep) -> torch.Tensor:
@@ -107,11 +108,28 @@ def head_layout(model: nn.Module) -> dict[str, list[int]]:
     "Original ids of the heads each attention site still has (site name -> list)."
     return {s.name: list(s.orig_heads) for s in HeadIndex.from_model(model).sites}
 
+# %% ../nbs/02_prune.ipynb #a9838720
+import shutil
+TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "added_tokens.json", "vocab.txt",
+                   "vocab.json", "merges.txt", "spiece.model", "sentencepiece.bpe.model", "source.spm", "target.spm",
+                   "dict.source.txt", "dict.target.txt")
+
+def save_tokenizer(model: nn.Module, path, tokenizer=None) -> list[str] | None:
+    "Save `tokenizer` into `path`, or copy the tokenizer files found in the model's local origin folder; the names written, or None."
+    path = Path(path)
+    if tokenizer is not None:
+        return [Path(f).name for f in tokenizer.save_pretrained(path)]
+    origin = Path(str(getattr(model.config, "_name_or_path", "") or ""))
+    found = [f for f in TOKENIZER_FILES if origin.is_dir() and (origin / f).is_file()] if str(origin) else []
+    if origin.resolve() == path.resolve(): return found or None
+    for f in found: shutil.copyfile(origin / f, path / f)
+    return found or None
+
 # %% ../nbs/02_prune.ipynb #f5c990de
 WEIGHTS = "model.safetensors"
 
-def save_pruned(model: nn.Module, path) -> Path:
-    "Save a (possibly pruned) HF model with its per-site head layout; load it back with `load_pruned`."
+def save_pruned(model: nn.Module, path, tokenizer=None) -> Path:
+    "Save a (possibly pruned) HF model with its per-site head layout (and its tokenizer: `save_tokenizer`); load it with `load_pruned`."
     from safetensors.torch import save_model
     from headprune_nb.gates import clear_head_gates
     clear_head_gates(model)
@@ -121,6 +139,7 @@ def save_pruned(model: nn.Module, path) -> Path:
     config.architectures, config.headprune_kept = [type(model).__name__], head_layout(model)
     config.save_pretrained(tmp)
     save_model(model, str(tmp / WEIGHTS))
+    save_tokenizer(model, tmp, tokenizer)
     if path.exists():
         for f in tmp.iterdir(): os.replace(f, path / f.name)
         tmp.rmdir()

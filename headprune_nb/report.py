@@ -7,22 +7,25 @@ from __future__ import annotations
 import base64, html, json, os, time
 from pathlib import Path
 import headprune_nb
-from .reproduce import (EXPERIMENTS, PROFILES, reproduce_dir, results_dir, read_csv, markdown_table, write_atomic,
+from .reproduce import (EXPERIMENTS, PROFILES, reproduce_dir, results_dir, committed_dir, USER_RESULTS, read_csv, markdown_table, write_atomic,
                                     write_csv)
 
 # %% auto #0
-__all__ = ['REPORTED', 'STYLE', 'finished_results', 'published_claims', 'claim_rows', 'to_markdown', 'to_html', 'report_blocks',
+__all__ = ['REPORTED', 'STYLE', 'CLAIM_COLS', 'finished_results', 'published_claims', 'claim_rows', 'inside_band',
+           'three_way_claims', 'side_by_side', 'to_markdown', 'to_html', 'report_blocks', 'default_report_dir',
            'build_report']
 
 # %% ../nbs/92_report.ipynb #360b8f9c
 REPORTED = ("cpu", "full")          # smoke results are plumbing checks: reported only when asked for
 
-def finished_results(profiles=None) -> list[tuple[str, str, Path]]:
-    "(experiment, profile, folder) of every finished reproduction on disk (default profiles: cpu and full)."
+def finished_results(profiles=None, source: str = "committed") -> list[tuple[str, str, Path]]:
+    "(experiment, profile, folder) of every finished run on disk: the `committed` ones or `yours` (default profiles: cpu and full)."
+    if source not in ("committed", "yours"): raise ValueError(f"source must be 'committed' or 'yours'; got {source!r}")
+    folder = committed_dir if source == "committed" else results_dir
     found = []
     for profile in profiles or REPORTED:
         for name in EXPERIMENTS:
-            d = results_dir(name, profile)
+            d = folder(name, profile)
             prov = d / "provenance.json"
             if prov.exists() and json.loads(prov.read_text()).get("finished_utc"): found.append((name, profile, d))
     return found
@@ -35,11 +38,11 @@ def published_claims(name: str) -> list[str]:
         if "claims" in f and rows and "claim" in rows[0]: out += [r["claim"] for r in rows]
     return out
 
-def claim_rows(found) -> list[dict]:
-    "One row per (experiment, profile, claim): our check and verdict, or 'not run'."
+def claim_rows(found, profiles=None) -> list[dict]:
+    "One row per (experiment, profile, claim): our check and verdict, or 'not run' (profiles: those in `found`, or cpu)."
     rows = []
     ran = {(n, p): d for n, p, d in found}
-    profiles = sorted({p for _, p, _ in found}, key=PROFILES.index) or ["cpu"]
+    profiles = profiles or sorted({p for _, p, _ in found}, key=PROFILES.index) or ["cpu"]
     for name in EXPERIMENTS:
         for profile in profiles:
             d = ran.get((name, profile))
@@ -52,6 +55,62 @@ def claim_rows(found) -> list[dict]:
                     rows.append(dict(experiment=name, profile=profile, claim=claim, task="", ours="",
                                      verdict="not run" if d is None else "not checked by this run"))
     return rows
+
+# %% ../nbs/92_report.ipynb #822aa89d
+def _num(v):
+    try: return float(v)
+    except (TypeError, ValueError): return None
+
+def inside_band(committed: dict | None, yours: dict | None) -> str:
+    "'yes' / 'no' when the committed row has an interval (`ci_low`, `ci_high`) and yours a `value`; else 'n/a'."
+    lo, hi = (_num((committed or {}).get(k)) for k in ("ci_low", "ci_high"))
+    v = _num((yours or {}).get("value"))
+    if lo is None or hi is None or v is None: return "n/a"
+    return "yes" if lo <= v <= hi else "no"
+
+def _short(text, n: int = 90) -> str:
+    text = str(text or "")
+    return text if len(text) <= n else text[:n - 1] + "…"
+
+def three_way_claims(committed: list[dict], yours: list[dict]) -> list[dict]:
+    "Merge `claim_rows` of the committed runs and of yours: one row per claim, published | committed | yours."
+    pub = {}
+    for name in EXPERIMENTS:
+        for f in EXPERIMENTS[name].published:
+            if "claims" not in f: continue
+            for r in read_csv(reproduce_dir() / "published" / f):
+                if "claim" in r: pub[(name, r["claim"])] = r.get("quote") or r.get("value") or ""
+    key = lambda c: (c["experiment"], c["profile"], c["claim"], c["task"])
+    mine = {key(c): c for c in yours}
+    rows, seen = [], set()
+    for c in committed + [c for c in yours if key(c) not in {key(x) for x in committed}]:
+        k = key(c)
+        if k in seen: continue
+        seen.add(k)
+        base = c if c in committed else None
+        y = mine.get(k)
+        rows.append(dict(experiment=c["experiment"], profile=c["profile"], claim=c["claim"], task=c["task"],
+                         published=pub.get((c["experiment"], c["claim"]), ""),
+                         ours=base["ours"] if base else "", verdict=base["verdict"] if base else "no committed run",
+                         yours=y["ours"] if y else "", your_verdict=y["verdict"] if y else "not run",
+                         inside_committed_band=inside_band(base, y)))
+    return rows
+
+def side_by_side(committed: list[dict] | None, yours: list[dict] | None) -> list[dict] | None:
+    "One table from the committed and your version of it (columns equal in every row kept once); None if rows differ."
+    if not committed or not yours: return None
+    cols = list(dict.fromkeys(k for r in committed + yours for k in r))
+    if len(committed) != len(yours) or set(committed[0]) != set(yours[0]): return None
+    same = [c for c in cols if all(a.get(c) == b.get(c) for a, b in zip(committed, yours))]
+    if not same: return None
+    out = []
+    for a, b in zip(committed, yours):
+        row = {}
+        for c in cols:
+            if c in same: row[c] = a.get(c)
+            else: row[f"{c} (committed)"], row[f"{c} (yours)"] = a.get(c), b.get(c)
+        out.append(row)
+    return out
 
 # %% ../nbs/92_report.ipynb #f65a6eb9
 def to_markdown(blocks: list[tuple], base: Path) -> str:
@@ -100,39 +159,69 @@ def _provenance_line(d: Path) -> str:
             f"{p.get('headprune_nb')} · commit {str(p.get('git_commit'))[:10]} · {m.get('cpu', '?')} x{m.get('cpu_count', '?')}, "
             f"torch {m.get('torch', '?')} · finished {p.get('finished_utc')}")
 
-def report_blocks(found, claims: list[dict]) -> list[tuple]:
-    "The report as blocks: the summary of `claims` (from `claim_rows(found)`), then one section per experiment and profile."
-    blocks = [("h", 1, "headprune-nb: our results beside the published ones"),
-              ("p", f"Generated {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} by `headprune report` (headprune-nb "
-                    f"{headprune_nb.__version__}) from the result folders on disk. Every number of ours comes from a run whose "
-                    "command, profile, seed, version and machine are listed with it; published numbers are transcriptions."),
-              ("h", 2, "Claims"),
-              ("table", [dict(experiment=c["experiment"], profile=c["profile"], claim=c["claim"], task=c["task"],
-                              ours=c["ours"], verdict=c["verdict"]) for c in claims])]
-    ran = {(n, p): d for n, p, d in found}
-    for name, exp in EXPERIMENTS.items():
-        blocks += [("h", 2, f"{name}: {exp.title}"), ("p", f"Checks: {exp.checks}")]
-        profiles = [p for p in PROFILES if (name, p) in ran]
-        if not profiles: blocks.append(("p", "Not run yet (`headprune reproduce " + name + " --profile cpu`)."))
-        for profile in profiles:
-            d = ran[(name, profile)]
-            blocks += [("h", 3, f"profile {profile}"), ("p", _provenance_line(d))]
-            for f in sorted(d.glob("*vs_published*.csv")):
-                blocks += [("p", f"{f.name}:"), ("table", read_csv(f))]
-            for f in sorted(d.glob("*.png")): blocks.append(("img", f, f"{name} ({profile}): {f.stem}"))
-            mine = [c for c in claims if c["experiment"] == name and c["profile"] == profile]
-            if any(c["verdict"] not in ("not run", "not checked by this run") for c in mine):
-                blocks += [("p", "Claims:"), ("table", [{k: c[k] for k in ("claim", "task", "ours", "verdict")} for c in mine])]
+def _table_blocks(d_c: Path | None, d_y: Path | None) -> list[tuple]:
+    "Each `*vs_published*.csv` of the committed run and of yours: side by side where the rows line up."
+    names = sorted({f.name for d in (d_c, d_y) if d is not None for f in d.glob("*vs_published*.csv")})
+    blocks = []
+    for n in names:
+        tc, ty = ((read_csv(d / n) if d is not None and (d / n).exists() else None) for d in (d_c, d_y))
+        both = side_by_side(tc, ty)
+        if both is not None: blocks += [("p", f"{n} (committed | yours):"), ("table", both)]
+        else:
+            for label, t in (("committed", tc), ("yours", ty)):
+                if t is not None: blocks += [("p", f"{n} ({label}):"), ("table", t)]
     return blocks
 
+CLAIM_COLS = {"claim": "claim", "task": "task", "published": "published", "ours": "committed", "verdict": "committed verdict",
+              "yours": "yours", "your_verdict": "your verdict", "inside_committed_band": "inside committed band"}
+
+def _claim_table(claims: list[dict], lead=("experiment", "profile")) -> list[dict]:
+    return [{**{k: c[k] for k in lead}, **{v: (_short(c[k]) if k == "published" else c.get(k, ""))
+                                           for k, v in CLAIM_COLS.items()}} for c in claims]
+
+def report_blocks(found, claims: list[dict], yours=()) -> list[tuple]:
+    "The report as blocks: the summary of `claims` (from `three_way_claims`), then one section per experiment and profile."
+    blocks = [("h", 1, "headprune-nb: our results beside the published ones"),
+              ("p", f"Generated {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} by `headprune report` (headprune-nb "
+                    f"{headprune_nb.__version__}) from the result folders on disk. Three columns per table and claim: "
+                    "published (the paper, transcribed), committed (the reference run in reproduce/results/) and yours "
+                    "(your run in ./headprune-results/). Every number of ours comes from a run whose command, profile, "
+                    "seed, version and machine are listed with it; published numbers are transcriptions."),
+              ("h", 2, "Claims"), ("table", _claim_table(claims))]
+    ran, mine = {(n, p): d for n, p, d in found}, {(n, p): d for n, p, d in yours}
+    for name, exp in EXPERIMENTS.items():
+        blocks += [("h", 2, f"{name}: {exp.title}"), ("p", f"Checks: {exp.checks}")]
+        profiles = [p for p in PROFILES if (name, p) in ran or (name, p) in mine]
+        if not profiles: blocks.append(("p", "Not run yet (`headprune reproduce " + name + " --profile cpu`)."))
+        for profile in profiles:
+            d_c, d_y = ran.get((name, profile)), mine.get((name, profile))
+            blocks.append(("h", 3, f"profile {profile}"))
+            for label, d in (("committed", d_c), ("yours", d_y)):
+                blocks.append(("p", f"{label}: " + (_provenance_line(d) if d is not None else "no finished run")))
+            blocks += _table_blocks(d_c, d_y)
+            for label, d in (("committed", d_c), ("yours", d_y)):
+                for f in sorted(d.glob("*.png")) if d is not None else []:
+                    blocks.append(("img", f, f"{name} ({profile}, {label}): {f.stem}"))
+            these = [c for c in claims if c["experiment"] == name and c["profile"] == profile]
+            if any(c["verdict"] not in ("not run", "not checked by this run", "no committed run")
+                   or c["your_verdict"] not in ("not run", "not checked by this run") for c in these):
+                blocks += [("p", "Claims:"), ("table", _claim_table(these, lead=()))]
+    return blocks
+
+def default_report_dir() -> Path:
+    "Where `headprune report` writes by default: ./headprune-results/report (the committed report is refreshed with --out)."
+    return Path.cwd() / USER_RESULTS / "report"
+
 def build_report(profiles=None, out_dir=None) -> tuple[Path, Path]:
-    "Write report.md, report.html and claims.csv (default folder: reproduce/report); returns the first two."
-    found = finished_results(profiles)
-    out = Path(out_dir) if out_dir else reproduce_dir() / "report"
+    "Write report.md, report.html and claims.csv (default folder: ./headprune-results/report); returns the first two."
+    found, yours = finished_results(profiles), finished_results(profiles, source="yours")
+    out = Path(out_dir) if out_dir else default_report_dir()
     out.mkdir(parents=True, exist_ok=True)
-    claims = claim_rows(found)
+    ran = sorted({p for _, p, _ in found + yours}, key=PROFILES.index) or None
+    claims = three_way_claims(claim_rows(found, ran), claim_rows(yours, ran) if yours else [])
     write_csv(out / "claims.csv", claims)                      # the README's summary table
-    blocks = report_blocks(found, claims)
+    blocks = report_blocks(found, claims, yours)
     md = write_atomic(out / "report.md", to_markdown(blocks, out))
     page = write_atomic(out / "report.html", to_html(blocks, "headprune-nb report"))
     return md, page
+

@@ -10,9 +10,10 @@ from pathlib import Path
 import headprune_nb
 
 # %% auto #0
-__all__ = ['PROFILES', 'EXPERIMENTS', 'INSTALLED', 'COMPLETE', 'Experiment', 'get_experiment', 'reproduce_dir', 'results_dir',
-           'write_atomic', 'write_csv', 'write_json', 'read_csv', 'other_tasks_rows', 'cached_tensor', 'machine_info',
-           'provenance', 'markdown_table', 'pivot', 'parse_param', 'run_experiment', 'is_complete', 'run_all']
+__all__ = ['PROFILES', 'EXPERIMENTS', 'INSTALLED', 'USER_RESULTS', 'KERNEL_ARGS', 'KERNEL_ENV', 'COMPLETE', 'Experiment',
+           'get_experiment', 'reproduce_dir', 'results_dir', 'committed_dir', 'write_atomic', 'write_csv', 'write_json',
+           'read_csv', 'other_tasks_rows', 'cached_tensor', 'machine_info', 'provenance', 'markdown_table', 'pivot',
+           'parse_param', 'run_experiment', 'quiet_kernel', 'live_output', 'is_complete', 'run_all']
 
 # %% ../nbs/90_reproduce.ipynb #28ff10e1
 PROFILES = ("smoke", "cpu", "full")
@@ -33,19 +34,21 @@ EXPERIMENTS = {e.name: e for e in [
                "Michel et al. 2019 Table 4 (BERT examples/s, original vs 50% heads removed, batch 1/4/16/64); "
                "Li et al. 2021 Figure 4 (speed-up and size shrinkage vs heads left, 10 random masks per level)",
                ("michel2019_table4.csv", "li2021_figure4_claims.csv"),
-               {"smoke": "about 10 s", "cpu": "about 20 min on 2 cores", "full": "a few minutes on one GPU"}),
+               {"smoke": "about 15 s (12.6 s measured, 2 cores nearly idle)",
+                "cpu": "18 min measured on 2 idle cores (committed run, 1061 s; 41 min seen on a busy machine); more when a "
+                "speed-up's interval needs extra pairs", "full": "a few minutes on one GPU"}),
     Experiment("baselines", "baselines.ipynb",
                "Unpruned baselines every pruning table is measured against",
                "cpu: MiniLM-L6 on SST-2, RTE and an MNLI proxy (dev-matched -> dev-mismatched), small Enc-Dec on "
                "Multi30k; full: bert-base on MNLI/GLUE, transformer_iwslt_de_en on IWSLT14 (60 epochs)",
-               (), {"smoke": "about 30 s", "cpu": "about 1 h 40 min on 2 cores (SST-2 36 min, Multi30k ~40 min, RTE ~18 min, MNLI proxy 6 min)",
+               (), {"smoke": "about 35 s (32.5 s measured, 2 cores nearly idle)", "cpu": "about 1 h 40 min on 2 cores (SST-2 36 min, Multi30k ~40 min, RTE ~18 min, MNLI proxy 6 min)",
                     "full": "about 6 h on one GPU"}),
     Experiment("michel2019_pruning", "michel2019_pruning.ipynb",
                "Iterative pruning by head importance",
                "Michel et al. 2019 Figure 3 (metric vs share of heads pruned by I_h and by one-head ablation), "
                "Figure 4 (per attention kind, Enc-Dec), Figure 5 (importance across training epochs), Figure 6 (SST-2)",
                ("michel2019_claims.csv",),
-               {"smoke": "about 1 min", "cpu": "about 50 min on 2 cores (needs the cpu baselines)",
+               {"smoke": "about 30 s (26 s measured, 2 cores nearly idle; needs the smoke baselines)", "cpu": "about 50 min on 2 cores (needs the cpu baselines)",
                 "full": "about 1 h on one GPU"}),
     Experiment("michel2019_ablation", "michel2019_ablation.ipynb",
                "Masking one head, or all but one head of a layer",
@@ -53,28 +56,28 @@ EXPERIMENTS = {e.name: e for e in [
                "Tables 5, 6 (best single head chosen on a separate set)",
                ("michel2019_table1.csv", "michel2019_table2.csv", "michel2019_table3.csv", "michel2019_table5.csv",
                 "michel2019_table6.csv"),
-               {"smoke": "about 1 min", "cpu": "about 40 min on 2 cores (needs the cpu baselines)",
+               {"smoke": "about 40 s (37 s measured, 2 cores nearly idle)", "cpu": "about 40 min on 2 cores (needs the cpu baselines)",
                 "full": "about 1 h on one GPU"}),
     Experiment("voita_lambda", "voita_lambda.ipynb",
                "Heads kept versus the L0 penalty's lambda",
                "Voita et al. 2019 as re-run by Li et al. 2021 (Figure 3): the number of heads a Hard Concrete / L0 "
                "pruner keeps is hard to aim at a chosen K",
                ("li2021_figure3_voita.csv",),
-               {"smoke": "about 1 min", "cpu": "about 20 min on 2 cores (15 lambdas; needs the cpu baselines)",
+               {"smoke": "about 1 min or less (41 kernel CPU-seconds on a busy machine; idle wall time not measured)", "cpu": "about 20 min on 2 cores (15 lambdas; needs the cpu baselines)",
                 "full": "about 10 h on one GPU (3 epochs of MNLI per lambda)"}),
     Experiment("dsp2021", "dsp2021.ipynb",
                "Five ways to keep exactly K heads: Michel, pipelined DSP, Voita, STE, joint DSP",
                "Li et al. 2021 Table 3 / Figure 2 (metric vs heads kept, five methods), Figure 5 (speed-up and size vs "
                "metric), Figure 6 (kept heads per layer), Figure 7 (joint DSP selection dynamics), section 5 claims",
                ("li2021_table3.csv", "li2021_claims.csv"),
-               {"smoke": "about 2 min", "cpu": "about 3 h on 2 cores (needs the cpu baselines; resumable by task)",
+               {"smoke": "about 1 min (62 kernel CPU-seconds on a busy machine; idle wall time not measured)", "cpu": "about 3 h on 2 cores (needs the cpu baselines; resumable by task)",
                 "full": "several GPU-days (5 methods x 22 K on bert-base/MNLI, x 20 K on IWSLT)"}),
     Experiment("pass2023", "pass2023.ipynb",
                "PASS and PASSCONC against DSP, LAG and Voita at K = 16, 32, 48, 64",
                "PASS 2023 Table 1 (metric at equal K), Table 2 (attention-layer speed-up of the pruned models), "
                "Tables 4-7 (per GLUE task), figure 6 (speed-up vs metric), almost-sure sparsity at the end, claims",
                ("pass2023_accuracy.csv", "pass2023_speedup.csv", "pass2023_claims.csv"),
-               {"smoke": "about 2 min", "cpu": "about 2 h on 2 cores (SST-2 15 min, Multi30k 25 min, RTE 45 min, MNLI proxy "
+               {"smoke": "about 1 min (56 kernel CPU-seconds on a busy machine; idle wall time not measured)", "cpu": "about 2 h on 2 cores (SST-2 15 min, Multi30k 25 min, RTE 45 min, MNLI proxy "
                 "about 35 min; needs the cpu baselines; resumable by task)", "full": "about 2 GPU-days (5 methods x 4 K x 5 tasks)"}),
     Experiment("behnke2020", "behnke2020.ipynb",
                "Losing heads in the lottery: confidence-guided iterative pruning with late resetting",
@@ -82,7 +85,7 @@ EXPERIMENTS = {e.name: e for e in [
                "(the pruned architectures re-initialised), Table 7 (translation time and size), section 8 claims",
                ("behnke2020_table3.csv", "behnke2020_table4.csv", "behnke2020_table5.csv", "behnke2020_table7.csv",
                 "behnke2020_claims.csv"),
-               {"smoke": "about 1 min", "cpu": "about 1 h on 2 cores (trains its own Multi30k models; resumable)",
+               {"smoke": "a few minutes (trains 4 small translation models; 371 kernel CPU-seconds on a busy machine: not yet within the one-minute goal)", "cpu": "about 1 h on 2 cores (trains its own Multi30k models; resumable)",
                 "full": "about 1 GPU-day (IWSLT14, 7 rounds, 7 converged and 5 re-initialised runs of 60 epochs)"}),
 ]}
 
@@ -96,6 +99,7 @@ def get_experiment(name: str, profile: str | None = None) -> Experiment:
 
 # %% ../nbs/90_reproduce.ipynb #049ba2e1
 INSTALLED = Path(headprune_nb.__file__).resolve().parent / "_reproduce"
+USER_RESULTS = "headprune-results"          # your runs, under the current folder
 
 def reproduce_dir() -> Path:
     "The folder holding the reproduction notebooks and published tables: $HEADPRUNE_REPRODUCE_DIR, the checkout's, or the wheel's."
@@ -107,10 +111,12 @@ def reproduce_dir() -> Path:
                             "to the reproduce/ folder of a headprune-nb checkout")
 
 def results_dir(name: str, profile: str) -> Path:
-    "Default output folder of one experiment run: reproduce/results/<profile>/<name> (a wheel: ./headprune-results/...)."
-    root = reproduce_dir()
-    base = Path.cwd() / "headprune-results" if root == INSTALLED else root / "results"
-    return base / profile / name
+    "Default output folder of your run of one experiment: ./headprune-results/<profile>/<name> (never the committed results)."
+    return Path.cwd() / USER_RESULTS / profile / name
+
+def committed_dir(name: str, profile: str) -> Path:
+    "Folder of the committed reference run: reproduce/results/<profile>/<name> (absent from a wheel)."
+    return reproduce_dir() / "results" / profile / name
 
 # %% ../nbs/90_reproduce.ipynb #69c201f8
 def write_atomic(path, text: str) -> Path:
@@ -234,14 +240,35 @@ def run_experiment(name: str, profile: str = "smoke", params: dict | None = None
     os.environ["HEADPRUNE_COMMAND"] = command or env_cmd or f"headprune reproduce {name} --profile {profile}"
     (out / COMPLETE).unlink(missing_ok=True)            # a re-run is incomplete until it finishes
     try:
-        pm.execute_notebook(str(nb), str(out / exp.notebook), parameters=parameters, kernel_name="python3",
-                            progress_bar=progress, cwd=str(nb.parent))
+        with quiet_kernel():
+            pm.execute_notebook(str(nb), str(out / exp.notebook), parameters=parameters, kernel_name="python3",
+                                progress_bar=progress, cwd=str(nb.parent), extra_arguments=KERNEL_ARGS,
+                                **live_output(progress))
         write_json(out / COMPLETE, dict(name=name, profile=profile, params=params or {}, command=os.environ["HEADPRUNE_COMMAND"],
                                         finished_utc=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())))
     finally:
         if env_cmd is None: os.environ.pop("HEADPRUNE_COMMAND", None)
         else: os.environ["HEADPRUNE_COMMAND"] = env_cmd
     return out
+
+# %% ../nbs/90_reproduce.ipynb #5cb33d90
+from contextlib import contextmanager
+KERNEL_ARGS = ["--IPKernelApp.log_level=ERROR"]      # no "Kernel is running over TCP without encryption" warning
+KERNEL_ENV = {"KINETO_LOG_LEVEL": "6",              # no "USDT ... profiler_start/stop" lines from torch.profiler
+              "PYTHONWARNINGS": "ignore:IProgress not found"}   # tqdm.auto falls back to text bars: fine
+
+@contextmanager
+def quiet_kernel():
+    "Set `KERNEL_ENV` (unless already set) for the kernels started inside, then restore the environment."
+    added = {k: v for k, v in KERNEL_ENV.items() if k not in os.environ}
+    os.environ.update(added)
+    try: yield
+    finally:
+        for k in added: os.environ.pop(k, None)
+
+def live_output(progress: bool) -> dict:
+    "papermill arguments that stream the cells' printed output (stdout and stderr) to our stderr while they run."
+    return dict(stdout_file=sys.stderr, stderr_file=sys.stderr) if progress else {}
 
 # %% ../nbs/90_reproduce.ipynb #46949680
 COMPLETE = "complete.json"

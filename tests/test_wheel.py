@@ -49,3 +49,11 @@ def test_wheel_in_a_fresh_venv_lists_and_reproduces(dist, tmp_path):
     assert rep.returncode == 0, rep.stderr[-3000:]
     out = tmp_path / "headprune-results" / "smoke" / "michel2019_speed"          # results beside the user, not in site-packages
     assert (out / "table4.csv").exists() and (out / "complete.json").exists()
+    rp = subprocess.run([str(venv / "bin" / "headprune"), "report", "--profile", "smoke"], cwd=tmp_path, capture_output=True,
+                        text=True, env=env, timeout=600)
+    assert rp.returncode == 0, rp.stderr[-3000:]
+    report = tmp_path / "headprune-results" / "report"                          # the report too, not site-packages
+    md = (report / "report.md").read_text()
+    assert (report / "report.html").exists() and not (Path(site) / "headprune_nb" / "_reproduce" / "report").exists()
+    assert "| published | committed | committed verdict | yours | your verdict | inside committed band |" in md
+    assert "yours: `headprune reproduce michel2019_speed --profile smoke`" in md
