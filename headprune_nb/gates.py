@@ -28,10 +28,11 @@ def _base_attention(module: nn.Module, impl: str):
 
 # %% ../nbs/01_gates.ipynb #4b32307b
 def _apply_gate(out: torch.Tensor, gate: torch.Tensor) -> torch.Tensor:
-    if gate.dim() == 1: return out * gate.to(out.dtype)[None, None, :, None]
+    gate = gate.to(out.device, out.dtype)         # gates made on the CPU (a keep mask, a pruner's) follow the model to its GPU
+    if gate.dim() == 1: return out * gate[None, None, :, None]
     if gate.shape[0] != out.shape[0]:
         raise ValueError(f"per-example gates have batch size {gate.shape[0]} but the model ran a batch of {out.shape[0]}")
-    return out * gate.to(out.dtype)[:, None, :, None]
+    return out * gate[:, None, :, None]
 
 def _gated_attention(impl: str):
     "An attention function that calls implementation `impl`, then gates and/or records each head."
