@@ -13,8 +13,8 @@ import headprune_nb
 __all__ = ['PROFILES', 'EXPERIMENTS', 'INSTALLED', 'COMPLETE', 'GPU_ASSUMPTION', 'COST_FILE', 'Experiment', 'get_experiment',
            'reproduce_dir', 'results_dir', 'write_atomic', 'write_csv', 'write_json', 'read_csv', 'other_tasks_rows',
            'cached_tensor', 'machine_info', 'provenance', 'markdown_table', 'pivot', 'parse_param', 'run_experiment',
-           'is_complete', 'run_all', 'dry_run_root', 'dry_run_experiment', 'full_cost', 'dry_run_all', 'cost_table',
-           'cost_line']
+           'is_complete', 'run_all', 'dry_run_root', 'dry_run_experiment', 'full_cost', 'cost_row', 'dry_run_all',
+           'cost_table', 'cost_line']
 
 # %% ../nbs/90_reproduce.ipynb #28ff10e1
 PROFILES = ("smoke", "cpu", "full")
@@ -363,6 +363,13 @@ def full_cost(notes: list[dict]) -> dict:
                 models=sorted({k[0] for k in measures}), assumption=GPU_ASSUMPTION)
 
 # %% ../nbs/90_reproduce.ipynb #7ec54fa6
+def cost_row(cost: dict) -> dict:
+    "One row of the cost table from a dry run's `full_cost.json`."
+    return dict(name=cost["name"], train_steps=cost["train_steps"], eval_examples=cost["eval_examples"],
+                pflops=round((cost["train_flops"] + cost["eval_flops"]) / 1e15, 1), gpu_hours=round(cost["gpu_hours"], 1),
+                peak_memory_gib=round(cost["peak_memory_gib"], 1), models=" ".join(cost["models"]),
+                reproduces="; ".join(EXPERIMENTS[cost["name"]].published) or "(the baselines every table starts from)")
+
 def dry_run_all(params: dict | None = None, out_root=None, progress: bool = True, command: str | None = None,
                 cost_file=None) -> dict[str, str]:
     "Dry run of every experiment (baselines first, one shared scratch cache); writes the cost table `cost_file` (default: out_root/full_cost.csv)."
@@ -372,11 +379,7 @@ def dry_run_all(params: dict | None = None, out_root=None, progress: bool = True
     for name in names:
         try:
             out = dry_run_experiment(name, params, root / name, command=command, progress=progress, cache=root / ".dry-run-cache")
-            cost = json.loads((out / "full_cost.json").read_text())
-            rows.append(dict(name=name, train_steps=cost["train_steps"], eval_examples=cost["eval_examples"],
-                             pflops=round((cost["train_flops"] + cost["eval_flops"]) / 1e15, 1),
-                             gpu_hours=round(cost["gpu_hours"], 1), peak_memory_gib=round(cost["peak_memory_gib"], 1),
-                             models=" ".join(cost["models"]), reproduces="; ".join(EXPERIMENTS[name].published)))
+            rows.append(cost_row(json.loads((out / "full_cost.json").read_text())))
             status[name] = "done"
         except Exception as e:
             lines = [l for l in str(e).splitlines() if l.strip()]
