@@ -83,7 +83,7 @@ def run_cls_recipe(r: ClsRecipe, seed: int = 0, device: str = "cpu", out_dir=Non
     train_b = _cls_batches(tok, train_ex, r.batch_size, r.max_len, True)
     eval_b = _cls_batches(tok, eval_ex, 128, r.max_len, False)(0)
     cfg = train_config(r, full_batches_per_epoch(r, data) if dry_run() else len(train_b(0)), seed, device)
-    _note_train(f"fine-tune {r.task}", r, cfg.epochs * full_batches_per_epoch(r, data), model, data=data)
+    if dry_run(): _note_train(f"fine-tune {r.task}", r, cfg.epochs * full_batches_per_epoch(r, data), model, data=data)
     metrics = train(model, train_b, cfg, evaluate=lambda m: {"accuracy": accuracy(m, eval_b)}, out_dir=out_dir,
                     resume=resume, progress=progress)
     metrics.update(train_examples=len(train_ex), eval_examples=len(eval_ex))
@@ -177,7 +177,7 @@ def run_mt_recipe(r: MtRecipe, seed: int = 0, device: str = "cpu", out_dir=None,
     model = mt_model(r, vocab, seed)
     batches = mt_batches(r, data, vocab, seed)
     cfg = train_config(r, full_batches_per_epoch(r, data) if dry_run() else len(batches(0)), seed, device)
-    _note_train(f"train {r.corpus}", r, cfg.epochs * full_batches_per_epoch(r, data), model, data=data)
+    if dry_run(): _note_train(f"train {r.corpus}", r, cfg.epochs * full_batches_per_epoch(r, data), model, data=data)
     eval_limit = dry_cap(eval_limit, "eval_examples")
     metrics = train(model, batches, cfg, evaluate=mt_valid_loss(data, vocab, device), out_dir=out_dir, resume=resume,
                     progress=progress)
@@ -361,7 +361,7 @@ def joint_run(base: Trained, pruner, name: str, train_limit: int | None = None, 
     batches = lambda epoch: task_batches(base, "train", train_limit, seed, _joint_batch_size(base), shuffle=epoch)
     n_batches = full_batches_per_epoch(r, base.data, train_limit, _joint_batch_size(base)) if dry_run() else len(batches(0))
     cfg = phase_config(r, n_batches, epochs, lr, gate_lr, train_model, from_start, seed, device)
-    _note_train(name, r, epochs * full_batches_per_epoch(r, base.data, train_limit, _joint_batch_size(base)), base.model,
+    if dry_run(): _note_train(name, r, epochs * full_batches_per_epoch(r, base.data, train_limit, _joint_batch_size(base)), base.model,
                 train_model=train_model, batch_size=_joint_batch_size(base), data=base.data)
     if from_start: model = mt_model(r, base.tokenizer, seed) if base.is_translation else cls_model(r, base.data, seed)[0]
     else: torch.manual_seed(seed); model = copy.deepcopy(base.model)
