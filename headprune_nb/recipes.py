@@ -269,12 +269,11 @@ def task_batches(t: Trained, split: str = "train", limit: int | None = None, see
 
 def task_metric(t: Trained, split: str = "eval", limit: int | None = None, seed: int = 0, beam: int | None = None):
     "The task's score as a function of a model: accuracy (%), or tokenised BLEU (beam search) on a split."
-    if dry_run(): _note_eval(t, split, limit, beam)
     if not t.is_translation:
         batches = task_batches(t, split, limit, seed, batch_size=128)
-        return lambda model: 100 * accuracy(model, batches)
+        return _noted(t, split, limit, beam, lambda model: 100 * accuracy(model, batches))
     src, ref = map(list, zip(*_split(t, split, limit, seed)))
-    return lambda model: bleu(translate(model, t.tokenizer, src, beam=beam or t.recipe.beam), ref)["bleu_tok"]
+    return _noted(t, split, limit, beam, lambda model: bleu(translate(model, t.tokenizer, src, beam=beam or t.recipe.beam), ref)["bleu_tok"])
 
 # %% ../nbs/07_recipes.ipynb #ce374acd
 import dataclasses, math
@@ -310,6 +309,14 @@ def _note_eval(t: Trained, split: str, limit: int | None, beam: int | None):
     dry_note("eval", what=f"{t.task} {split}", model=r.model, examples=min(n, limit or n), tokens=_mean_len(r, t.data),
              beam=(beam or r.beam) if t.is_translation else 1, vocab=t.model.config.vocab_size,
              labels=getattr(t.model.config, "num_labels", None))
+
+def _noted(t: Trained, split: str, limit, beam, metric):
+    "`metric`; in a dry run, one that notes each evaluation of the real run (its examples) before it scores."
+    if not dry_run(): return metric
+    def noted(model):
+        _note_eval(t, split, limit, beam)
+        return metric(model)
+    return noted
 
 def _dry_iwslt14(root: Path | None) -> dict:
     "Dry run: IWSLT14 from the prepared folder, or the fixtures; its valid split stands in for a missing training split."

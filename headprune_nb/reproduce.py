@@ -298,13 +298,18 @@ def _check_scratch(out: Path):
 def dry_run_experiment(name: str, params: dict | None = None, out_dir=None, command: str | None = None,
                        progress: bool = True, cache=None) -> Path:
     "Dry run of `name`'s full profile into a scratch folder (see above); writes `full_cost.json` beside its results."
-    from headprune_nb.data import DRY_RUN_ENV, dry_notes
+    import shutil
+    from headprune_nb.data import DRY_RUN_ENV, DRY_RUN_LOG, dry_notes
     get_experiment(name, "full")
     out = Path(out_dir) if out_dir else dry_run_root() / name
     _check_scratch(out)
+    if out.exists() and any(out.iterdir()):        # start afresh: a resumed dry run would skip the code paths it checks
+        if not (out / DRY_RUN_LOG).exists():
+            raise ValueError(f"{out} is not empty and holds no earlier dry run; pass an empty or new folder")
+        shutil.rmtree(out)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "dry_run.jsonl").unlink(missing_ok=True)
-    env = {DRY_RUN_ENV: str(out.resolve()), "HEADPRUNE_CACHE": str(Path(cache or out.parent / ".dry-run-cache").resolve())}
+    (out / DRY_RUN_LOG).touch()
+    env = {DRY_RUN_ENV: str(out.resolve()), "HEADPRUNE_CACHE": str(Path(cache or out / ".cache").resolve())}
     old = {k: os.environ.get(k) for k in env}
     os.environ.update(env)
     try:
@@ -373,7 +378,9 @@ def cost_row(cost: dict) -> dict:
 def dry_run_all(params: dict | None = None, out_root=None, progress: bool = True, command: str | None = None,
                 cost_file=None) -> dict[str, str]:
     "Dry run of every experiment (baselines first, one shared scratch cache); writes the cost table `cost_file` (default: out_root/full_cost.csv)."
+    import shutil
     root = Path(out_root) if out_root else dry_run_root()
+    shutil.rmtree(root / ".dry-run-cache", ignore_errors=True)      # one fresh cache shared by this run's experiments
     names = ["baselines"] + [n for n in EXPERIMENTS if n != "baselines"]
     status, rows = {}, []
     for name in names:

@@ -90,3 +90,9 @@ def test_dry_run_stands_in_for_missing_data(tmp_path, monkeypatch):
     assert len(ex) == 4                                                 # capped
     notes = [json.loads(l) for l in (tmp_path / "dry_run.jsonl").read_text().splitlines()]
     assert notes[0]["kind"] == "data" and "fixtures" in notes[0]["stand_in"]
+
+def test_dry_run_starts_afresh_and_never_empties_a_foreign_folder(tmp_path):
+    (tmp_path / "mine").mkdir(); (tmp_path / "mine" / "keep.txt").write_text("x")
+    with pytest.raises(ValueError, match="holds no earlier dry run"):
+        dry_run_experiment("michel2019_speed", out_dir=tmp_path / "mine")
+    assert (tmp_path / "mine" / "keep.txt").exists()
