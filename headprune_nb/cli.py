@@ -30,6 +30,9 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--param", action="append", default=[], metavar="K=V",
                    help="override a notebook parameter, e.g. --param batch_sizes=[1,4] --param repeats=3")
     r.add_argument("--out", help="output folder (with --all: the folder that gets one sub-folder per experiment)")
+    r.add_argument("--dry-run", action="store_true", help="with --profile full: run every code path of the full run on "
+                   "this machine in minutes (real model sizes, schedules and K lists; a couple of steps, a few examples) "
+                   "into a scratch folder, and estimate the real run's cost")
     rp = sub.add_parser("report", help="one report of every result on disk, beside the published tables",
                         description="Build ./headprune-results/report/report.md and report.html (or --out) from the results "
                         "of every experiment and profile found: published | committed | yours per table and claim, figures, and a "
@@ -78,19 +81,42 @@ def _parser() -> argparse.ArgumentParser:
 
 # %% ../nbs/91_cli.ipynb #bb6f5720
 def cmd_list(args) -> None:
-    from headprune_nb.reproduce import EXPERIMENTS, PROFILES
+    from headprune_nb.reproduce import EXPERIMENTS, PROFILES, cost_line
     print("Times: smoke and cpu as measured on 2 CPU cores (each says how; other work on the machine makes them longer); "
           "full: an estimate for one GPU.\n")
     for e in EXPERIMENTS.values():
         print(f"{e.name}\n  {e.title}\n  checks: {e.checks}\n  profiles: {', '.join(PROFILES)}"
               + "".join(f"\n    {p}: {t}" for p, t in e.runtime.items())
-              + (f"\n  published: {', '.join(e.published)}" if e.published else ""))
+              + (f"\n  published: {', '.join(e.published)}" if e.published else "") + f"\n  {cost_line(e.name)}")
+    _print_cost_table()
+
+def _print_cost_table():
+    from headprune_nb.reproduce import cost_table, markdown_table, GPU_ASSUMPTION, COST_FILE
+    rows = cost_table()
+    if not rows: return
+    print(f"\nWhat each full run costs (estimated by `headprune reproduce --all --profile full --dry-run`, reproduce/{COST_FILE}; "
+          f"GPU hours: {GPU_ASSUMPTION['gpu']}, {GPU_ASSUMPTION['note']}):")
+    print(markdown_table(rows))
+
+def _dry_run(args, params, command) -> int:
+    from headprune_nb.reproduce import dry_run_experiment, dry_run_all, get_experiment
+    if args.profile != "full": raise ValueError(f"--dry-run is a dry run of the full profile; pass --profile full (got {args.profile!r})")
+    if args.all:
+        status = dry_run_all(params, args.out, command=command)
+        for name, st in status.items(): print(f"{name}: {st}")
+        failed = [n for n, st in status.items() if st.startswith("failed")]
+        if failed: print(f"headprune reproduce --all --dry-run: {len(failed)} failed: {', '.join(failed)}", file=sys.stderr)
+        return 1 if failed else 0
+    get_experiment(args.name, "full")
+    print(f"dry run results: {dry_run_experiment(args.name, params, args.out, command=command)}")
+    return 0
 
 def cmd_reproduce(args) -> int:
     from headprune_nb.reproduce import run_experiment, run_all, parse_param, get_experiment
     if args.all == bool(args.name): raise ValueError("name one experiment, or pass --all (not both)")
     params = dict(parse_param(p) for p in args.param)
     command = "headprune " + " ".join(sys.argv[1:])
+    if args.dry_run: return _dry_run(args, params, command)
     if args.all:
         status = run_all(args.profile, params, args.out, force=args.force, command=command)
         for name, st in status.items(): print(f"{name}: {st}")

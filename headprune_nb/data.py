@@ -9,11 +9,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['GLUE_TASKS', 'DICTS', 'data_dir', 'GlueTask', 'Example', 'glue_task', 'read_glue_file', 'load_glue', 'read_lines',
-           'read_parallel', 'moses_tokenize', 'clean_pairs', 'learn_bpe', 'apply_bpe', 'remove_bpe',
-           'prepare_translation', 'Vocab', 'read_fairseq_dict', 'PairVocab', 'vocab_pair', 'save_vocab', 'vocab_beside',
-           'bucket_batches', 'collate_classification', 'collate_translation', 'synthetic_classification',
-           'synthetic_translation', 'WordTokenizer']
+__all__ = ['DRY_RUN_ENV', 'DRY_RUN_LOG', 'DRY_RUN_CAPS', 'FIXTURES', 'GLUE_TASKS', 'FULL_SIZES', 'IWSLT14_TEST', 'DICTS',
+           'data_dir', 'dry_run', 'dry_cap', 'dry_note', 'dry_notes', 'fixtures_dir', 'GlueTask', 'Example',
+           'glue_task', 'read_glue_file', 'load_glue', 'read_lines', 'read_parallel', 'moses_tokenize', 'clean_pairs',
+           'learn_bpe', 'apply_bpe', 'remove_bpe', 'prepare_translation', 'prepare_iwslt14', 'Vocab',
+           'read_fairseq_dict', 'PairVocab', 'vocab_pair', 'save_vocab', 'vocab_beside', 'bucket_batches',
+           'collate_classification', 'collate_translation', 'synthetic_classification', 'synthetic_translation',
+           'WordTokenizer']
 
 # %% ../nbs/05_data.ipynb #5eb9867f
 def data_dir(path=None) -> Path | None:
@@ -25,6 +27,41 @@ def data_dir(path=None) -> Path | None:
         raise FileNotFoundError(f"data folder {p} does not exist (from {'the argument' if path else 'HEADPRUNE_DATA_DIR'}); "
                                 "point it at a folder laid out like shared/data (glue/, multi30k/, iwslt14.tokenized.de-en/)")
     return p
+
+# %% ../nbs/05_data.ipynb #b308b129
+DRY_RUN_ENV, DRY_RUN_LOG = "HEADPRUNE_DRY_RUN", "dry_run.jsonl"
+DRY_RUN_CAPS = dict(train_examples=4, eval_examples=4, batch_size=2, max_len=32, mt_batches=2, mt_max_tokens=48,
+                    steps=2, repeats=1, masks=1)
+FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "data" if "__file__" in globals() else Path("../tests/fixtures/data").resolve()
+
+def dry_run() -> bool:
+    "Is this a dry run of the full profile? (`headprune reproduce ... --dry-run` sets $HEADPRUNE_DRY_RUN to its folder.)"
+    return os.environ.get(DRY_RUN_ENV, "") not in ("", "0")
+
+def dry_cap(value, what: str):
+    "`value` capped at `DRY_RUN_CAPS[what]` in a dry run (None, meaning everything, is capped too); `value` otherwise."
+    if not dry_run(): return value
+    return DRY_RUN_CAPS[what] if value is None else min(value, DRY_RUN_CAPS[what])
+
+def dry_note(kind: str, **info) -> None:
+    "In a dry run, append `{kind, **info}` as one JSON line to $HEADPRUNE_DRY_RUN/dry_run.jsonl (what stood in, what the full run does)."
+    folder = Path(os.environ.get(DRY_RUN_ENV, "") or ".")
+    if not dry_run() or not folder.is_dir(): return
+    import json
+    with open(folder / DRY_RUN_LOG, "a", encoding="utf-8") as f: f.write(json.dumps(dict(kind=kind, **info), default=str) + "\n")
+
+def dry_notes(folder) -> list[dict]:
+    "The notes a dry run left in `folder` (empty if none)."
+    import json
+    p = Path(folder) / DRY_RUN_LOG
+    return [json.loads(l) for l in p.read_text(encoding="utf-8").splitlines() if l.strip()] if p.exists() else []
+
+def fixtures_dir() -> Path:
+    "The small data files in the real formats under tests/fixtures/data (a checkout's; a wheel has none)."
+    d = FIXTURES
+    if not d.is_dir(): raise FileNotFoundError(f"dry run: no fixture data at {d}; run it from a headprune-nb checkout "
+                                               "or set HEADPRUNE_DATA_DIR to a data folder")
+    return d
 
 # %% ../nbs/05_data.ipynb #c4c93d41
 @dataclass(frozen=True)
@@ -69,6 +106,24 @@ def glue_task(name: str) -> GlueTask:
     if key not in GLUE_TASKS: raise KeyError(f"unknown GLUE task {name!r}; known: {', '.join(GLUE_TASKS)}")
     return GLUE_TASKS[key]
 
+# %% ../nbs/05_data.ipynb #8ea70f5a
+FULL_SIZES = {"mnli": dict(train=392_702, dev_matched=9_815, dev_mismatched=9_832), "qqp": dict(train=363_846, dev=40_430),
+              "qnli": dict(train=104_743, dev=5_463), "sst2": dict(train=67_349, dev=872), "rte": dict(train=2_490, dev=277),
+              "iwslt14": dict(train=160_239, valid=7_283, test=6_750)}
+
+def _glue_path(t: GlueTask, split: str, root: Path | None) -> Path:
+    "The local file of a split; in a dry run, a stand-in when it is missing (dev-matched or dev for train, then the fixture)."
+    if not dry_run(): return root / "glue" / t.name / t.files[split]
+    splits = [split] + [s for s in ("dev_matched", "dev") if split == "train" and s in t.files]
+    roots = [r for r in (root, FIXTURES) if r is not None]
+    for r in roots:
+        for s in splits:
+            p = r / "glue" / t.name / t.files[s]
+            if p.exists():
+                if (r, s) != (root, split): dry_note("data", task=t.name, split=split, stand_in=str(p))
+                return p
+    raise FileNotFoundError(f"dry run: no {t.name} {split} file under {' or '.join(map(str, roots))}")
+
 # %% ../nbs/05_data.ipynb #cee610e6
 def _label_id(task: GlueTask, raw: str, where: str) -> int:
     raw = raw.strip()
@@ -80,8 +135,8 @@ def read_glue_file(task: GlueTask, path) -> list[Example]:
     "Read a local GLUE file (TSV or CSV) into Examples, checking columns and labels row by row."
     path = Path(path)
     if not path.exists():
-        raise FileNotFoundError(f"{path} not found: expected the {task.name} split as "
-                                f"glue/{task.name}/{path.name} under the data folder (see shared/data/README.md)")
+        raise FileNotFoundError(f"{path} not found: the {task.name} split glue/{task.name}/{path.name}; fetch GLUE from the "
+                                "hub instead (pip install 'headprune-nb[hub]' and unset HEADPRUNE_DATA_DIR) or put the file there")
     with open(path, newline="", encoding="utf-8") as f:
         rows = csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE) if path.suffix == ".tsv" else csv.reader(f)
         header = next(rows, None)
@@ -108,15 +163,21 @@ def load_glue(task: str, split: str, path=None, limit: int | None = None, seed: 
     t = glue_task(task)
     if split not in t.files: raise ValueError(f"{t.name} has splits {list(t.files)}; got {split!r}")
     root = data_dir(path)
-    if root is not None:
-        examples = read_glue_file(t, root / "glue" / t.name / t.files[split])
+    if root is not None or dry_run():
+        examples = read_glue_file(t, _glue_path(t, split, root))
     else:
         try: import datasets
-        except ImportError: raise FileNotFoundError("no local data folder (set HEADPRUNE_DATA_DIR) and the `datasets` "
-                                                    "package is not installed to fetch GLUE from the hub") from None
-        ds = datasets.load_dataset("nyu-mll/glue", t.hub_config, split=t.hub_splits[split])
+        except ImportError: raise FileNotFoundError(f"GLUE {t.name} {split}: no local data folder and no `datasets` to fetch "
+                                                    "it; pip install 'headprune-nb[hub]' (the hub), or set HEADPRUNE_DATA_DIR "
+                                                    "to a folder holding glue/<TASK>/ files") from None
+        try: ds = datasets.load_dataset("nyu-mll/glue", t.hub_config, split=t.hub_splits[split])
+        except Exception as e:
+            raise FileNotFoundError(f"GLUE {t.name} {split}: the hub is not reachable ({type(e).__name__}); run "
+                                    f"`python -c \"import datasets; datasets.load_dataset('nyu-mll/glue', '{t.hub_config}')\"` "
+                                    "where it is, or set HEADPRUNE_DATA_DIR to a folder holding glue/<TASK>/ files") from None
         cols = t.hub_columns
         examples = [Example(r[cols[0]], r[cols[1]] if len(cols) > 1 else None, int(r["label"])) for r in ds]
+    limit = dry_cap(limit, "train_examples" if split == "train" else "eval_examples")
     if limit is not None and limit < len(examples):
         examples = random.Random(seed).sample(examples, limit)
     return examples
@@ -199,6 +260,47 @@ def prepare_translation(raw: dict, out_dir, src: str = "de", tgt: str = "en", me
         (tmp / f"{split}.{src}").write_text("\n".join(apply_bpe(codes, s)) + "\n", encoding="utf-8")
         (tmp / f"{split}.{tgt}").write_text("\n".join(apply_bpe(codes, t)) + "\n", encoding="utf-8")
     (tmp / "recipe.json").write_text(json.dumps(recipe, indent=1))
+    if out_dir.exists(): shutil.rmtree(out_dir)
+    os.replace(tmp, out_dir)
+    return out_dir
+
+# %% ../nbs/05_data.ipynb #ae2257f7
+IWSLT14_TEST = ("IWSLT14.TED.dev2010", "IWSLT14.TEDX.dev2012", "IWSLT14.TED.tst2010", "IWSLT14.TED.tst2011", "IWSLT14.TED.tst2012")
+
+def _iwslt_train_lines(path) -> list[str]:
+    import re
+    lines = [l for l in read_lines(path) if not any(t in l for t in ("<url>", "<talkid>", "<keywords>"))]
+    return [re.sub(r"</?(title|description)>", "", l) for l in lines]
+
+def _iwslt_seg_lines(path) -> list[str]:
+    import re
+    return [re.sub(r"\s*</seg>\s*", "", re.sub(r'<seg id="[0-9]*">\s*', "", l)).replace("\u2019", "'")
+            for l in read_lines(path) if "<seg id" in l]
+
+def prepare_iwslt14(raw_dir, out_dir, src: str = "de", tgt: str = "en", merges: int = 10000) -> Path:
+    "fairseq's prepare-iwslt14.sh on the raw release folder `raw_dir` (train.tags.de-en.*, IWSLT14.*.xml): BPE'd splits in out_dir."
+    import json, shutil, tempfile
+    raw, out_dir = Path(raw_dir), Path(out_dir)
+    pair = f"{src}-{tgt}"
+    need = [raw / f"train.tags.{pair}.{l}" for l in (src, tgt)] + [raw / f"{t}.{pair}.{l}.xml" for t in IWSLT14_TEST for l in (src, tgt)]
+    missing = [p.name for p in need if not p.exists()]
+    if missing: raise FileNotFoundError(f"{raw}: missing {', '.join(missing[:3])}{' ...' if len(missing) > 3 else ''}; unpack "
+                                        f"the IWSLT14 release there (2014-01/texts/{src}/{tgt}/{pair}.tgz, as prepare-iwslt14.sh does)")
+    s, t = (moses_tokenize(_iwslt_train_lines(raw / f"train.tags.{pair}.{l}"), l) for l in (src, tgt))
+    if len(s) != len(t): raise ValueError(f"{raw}: train.tags.{pair}.{src} has {len(s)} text lines, .{tgt} has {len(t)}")
+    keep = clean_pairs(s, t, 1, 175, 1.5)
+    s, t = [s[i].lower() for i in keep], [t[i].lower() for i in keep]
+    splits = {"valid": ([x for i, x in enumerate(s, 1) if i % 23 == 0], [x for i, x in enumerate(t, 1) if i % 23 == 0]),
+              "train": ([x for i, x in enumerate(s, 1) if i % 23], [x for i, x in enumerate(t, 1) if i % 23])}
+    splits["test"] = tuple([x.lower() for x in moses_tokenize([y for n in IWSLT14_TEST for y in _iwslt_seg_lines(raw / f"{n}.{pair}.{l}.xml")], l)]
+                           for l in (src, tgt))
+    codes = learn_bpe(splits["train"][0] + splits["train"][1], merges)
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=out_dir.parent))
+    (tmp / "code").write_text(codes, encoding="utf-8")
+    for split, (a, b) in splits.items():
+        for lang, lines in ((src, a), (tgt, b)): (tmp / f"{split}.{lang}").write_text("\n".join(apply_bpe(codes, lines)) + "\n", encoding="utf-8")
+    (tmp / "recipe.json").write_text(json.dumps(dict(recipe="prepare-iwslt14", raw=str(raw), merges=merges), indent=1))
     if out_dir.exists(): shutil.rmtree(out_dir)
     os.replace(tmp, out_dir)
     return out_dir

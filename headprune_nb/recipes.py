@@ -10,14 +10,14 @@ from pathlib import Path
 import torch
 from .data import (load_glue, glue_task, bucket_batches, collate_classification, collate_translation,
                                synthetic_classification, synthetic_translation, Vocab, vocab_beside, read_lines, prepare_translation,
-                               data_dir, WordTokenizer)
+                               data_dir, WordTokenizer, dry_run, dry_cap, dry_note, FULL_SIZES, FIXTURES)
 from .train import TrainConfig, train, task_loss, accuracy, translate, bleu
 
 # %% auto #0
 __all__ = ['CLS_RECIPES', 'MT_RECIPES', 'ORIGIN', 'cache_dir', 'ClsRecipe', 'cls_data', 'cls_model', 'run_cls_recipe', 'MtRecipe',
            'train_config', 'translation_data', 'mt_model', 'mt_batches', 'mt_valid_loss', 'run_mt_recipe', 'Trained',
            'find_recipe', 'model_dir', 'run_dir', 'trained', 'imported_origin', 'task_batches', 'task_metric',
-           'digest_dir', 'joint_run_dir', 'joint_steps', 'phase_config', 'joint_run']
+           'full_batches_per_epoch', 'digest_dir', 'joint_run_dir', 'joint_steps', 'phase_config', 'joint_run']
 
 # %% ../nbs/07_recipes.ipynb #5cf6403e
 def cache_dir() -> Path:
@@ -53,6 +53,7 @@ CLS_RECIPES = {
 }
 
 def _cls_batches(tokenizer, examples, batch_size, max_len, shuffle):
+    batch_size, max_len = dry_cap(batch_size, "batch_size"), dry_cap(max_len, "max_len")
     lengths = [len(e.text_a) + len(e.text_b or "") for e in examples]   # characters: a cheap proxy for tokens
     @functools.lru_cache(maxsize=1)   # the loop asks for epoch 0 more than once; tokenise each epoch once
     def batches(epoch):
@@ -81,7 +82,8 @@ def run_cls_recipe(r: ClsRecipe, seed: int = 0, device: str = "cpu", out_dir=Non
     model, tok = cls_model(r, data, seed)
     train_b = _cls_batches(tok, train_ex, r.batch_size, r.max_len, True)
     eval_b = _cls_batches(tok, eval_ex, 128, r.max_len, False)(0)
-    cfg = train_config(r, len(train_b(0)), seed, device)
+    cfg = train_config(r, full_batches_per_epoch(r, data) if dry_run() else len(train_b(0)), seed, device)
+    if dry_run(): _note_train(f"fine-tune {r.task}", r, cfg.epochs * full_batches_per_epoch(r, data), model, data=data)
     metrics = train(model, train_b, cfg, evaluate=lambda m: {"accuracy": accuracy(m, eval_b)}, out_dir=out_dir,
                     resume=resume, progress=progress)
     metrics.update(train_examples=len(train_ex), eval_examples=len(eval_ex))
@@ -113,11 +115,12 @@ MT_RECIPES = {
 def train_config(r, n_batches: int, seed: int = 0, device: str = "cpu") -> TrainConfig:
     "The training configuration of a recipe with `n_batches` batches per epoch: BERT's or fairseq's."
     if isinstance(r, ClsRecipe):
-        return TrainConfig(epochs=r.epochs, lr=r.lr, schedule="linear", warmup_steps=int(r.warmup_ratio * r.epochs * n_batches),
+        cfg = TrainConfig(epochs=r.epochs, lr=r.lr, schedule="linear", warmup_steps=int(r.warmup_ratio * r.epochs * n_batches),
                            weight_decay=0.01, freeze=r.freeze, seed=seed, device=device, checkpoint_every=max(1, n_batches // 4))
-    return TrainConfig(epochs=r.epochs, lr=r.lr, betas=(0.9, 0.98), schedule="inverse_sqrt", warmup_steps=r.warmup,
+    else: cfg = TrainConfig(epochs=r.epochs, lr=r.lr, betas=(0.9, 0.98), schedule="inverse_sqrt", warmup_steps=r.warmup,
                        label_smoothing=r.label_smoothing, weight_decay=r.weight_decay, clip_norm=None, seed=seed,
                        device=device, checkpoint_every=max(1, n_batches // 2), snapshot_epochs=r.snapshot_epochs)
+    return dataclasses.replace(cfg, max_steps=dry_cap(cfg.max_steps, "steps")) if dry_run() else cfg
 
 def translation_data(corpus: str, seed: int = 0) -> dict:
     "Prepared (BPE) parallel data: {'train'|'valid'|'test': (source lines, target lines)} for a corpus."
@@ -126,7 +129,9 @@ def translation_data(corpus: str, seed: int = 0) -> dict:
                 enumerate((("train", 2000), ("valid", 100), ("test", 100)))}
     if corpus not in ("multi30k", "iwslt14"): raise ValueError(f"unknown corpus {corpus!r}; known: multi30k, iwslt14, synthetic")
     root = data_dir()
-    if root is None: raise FileNotFoundError(f"{corpus}: set HEADPRUNE_DATA_DIR to a folder with {corpus} data (see shared/data)")
+    if corpus == "iwslt14" and dry_run(): return _dry_iwslt14(root)
+    if root is None: raise FileNotFoundError(f"{corpus}: no data folder; set HEADPRUNE_DATA_DIR to a folder holding "
+                                             f"{'multi30k/' if corpus == 'multi30k' else 'iwslt14.tokenized.de-en/'} (see shared/data)")
     if corpus == "multi30k":
         raw = {ours: (root / "multi30k" / f"{theirs}.de", root / "multi30k" / f"{theirs}.en")
                for ours, theirs in (("train", "train"), ("valid", "val"), ("test", "test"))}
@@ -134,9 +139,9 @@ def translation_data(corpus: str, seed: int = 0) -> dict:
     else:
         prep = root / "iwslt14.tokenized.de-en"
         if not (prep / "train.de").exists():
-            raise FileNotFoundError(f"{prep}/train.de not found: the IWSLT14 training split is not in the offline data; "
-                                    "run fairseq's prepare-iwslt14.sh (or headprune_nb.data.prepare_translation on the raw "
-                                    "TED files) and point HEADPRUNE_DATA_DIR at the result")
+            raise FileNotFoundError(f"{prep}/train.de not found (the IWSLT14 training split); prepare it from the raw "
+                                    "release with `python -c \"from headprune_nb.data import prepare_iwslt14; prepare_iwslt14("
+                                    f"'2014-01/texts/de/en/de-en', '{prep}')\"` (fairseq's prepare-iwslt14.sh recipe)")
     return {s: (read_lines(prep / f"{s}.de"), read_lines(prep / f"{s}.en")) for s in ("train", "valid", "test")}
 
 def mt_model(r: MtRecipe, vocab, seed: int = 0):
@@ -152,13 +157,13 @@ def mt_batches(r: MtRecipe, data: dict, vocab, seed: int = 0):
     lengths = [max(len(s.split()), len(t.split())) + 1 for s, t in pairs]
     @functools.lru_cache(maxsize=1)
     def batches(epoch):
-        return [collate_translation(vocab, [pairs[i] for i in idx])
-                for idx in bucket_batches(lengths, max_tokens=r.max_tokens, seed=seed * 1000 + epoch)]
+        idxs = bucket_batches(lengths, max_tokens=dry_cap(r.max_tokens, "mt_max_tokens"), seed=seed * 1000 + epoch)
+        return [collate_translation(vocab, [pairs[i] for i in idx]) for idx in idxs[:dry_cap(len(idxs), "mt_batches")]]
     return batches
 
 def mt_valid_loss(data: dict, vocab, device: str = "cpu", n: int = 500):
     "Evaluation function: mean loss over the first `n` validation pairs."
-    valid = list(zip(*data["valid"]))[:n]
+    valid = list(zip(*data["valid"]))[:dry_cap(n, "eval_examples")]
     vb = [collate_translation(vocab, valid[i:i + 64]) for i in range(0, len(valid), 64)]
     def valid_loss(m):
         return {"valid_loss": sum(task_loss(m, {k: v.to(device) for k, v in b.items()}).item() for b in vb) / len(vb)}
@@ -171,7 +176,9 @@ def run_mt_recipe(r: MtRecipe, seed: int = 0, device: str = "cpu", out_dir=None,
     vocab = Vocab.build(data["train"][0] + data["train"][1])      # deterministic: the same data gives the same vocabulary
     model = mt_model(r, vocab, seed)
     batches = mt_batches(r, data, vocab, seed)
-    cfg = train_config(r, len(batches(0)), seed, device)
+    cfg = train_config(r, full_batches_per_epoch(r, data) if dry_run() else len(batches(0)), seed, device)
+    if dry_run(): _note_train(f"train {r.corpus}", r, cfg.epochs * full_batches_per_epoch(r, data), model, data=data)
+    eval_limit = dry_cap(eval_limit, "eval_examples")
     metrics = train(model, batches, cfg, evaluate=mt_valid_loss(data, vocab, device), out_dir=out_dir, resume=resume,
                     progress=progress)
     test_src, test_tgt = data["test"]
@@ -213,9 +220,8 @@ def run_dir(profile: str, task: str, seed: int = 0) -> Path:
 
 def _cls_tokenizer(r: ClsRecipe, data: dict):
     if r.task == "synthetic": return WordTokenizer.build([e.text_a for e in data["train"]])
-    from transformers import AutoTokenizer
-    from headprune_nb.models import pretrained_source
-    return AutoTokenizer.from_pretrained(pretrained_source(r.model))
+    from headprune_nb.models import load_tokenizer
+    return load_tokenizer(r.model)
 
 def trained(profile: str, task: str, seed: int = 0, device: str = "cpu", progress: bool = True) -> Trained:
     "The trained baseline of `task`: from the cache, or trained now with its recipe and cached."
@@ -246,6 +252,7 @@ def imported_origin(path) -> str | None:
 def _split(t: Trained, split: str, limit: int | None, seed: int):
     if split not in t.data: raise KeyError(f"{t.task} has splits {sorted(t.data)}; got {split!r}")
     items = t.data[split]
+    limit = dry_cap(limit, "train_examples" if split == "train" else "eval_examples")
     if t.is_translation: items = list(zip(*items))
     if limit is not None and limit < len(items):
         items = [items[i] for i in sorted(random.Random(seed).sample(range(len(items)), limit))]
@@ -258,15 +265,70 @@ def task_batches(t: Trained, split: str = "train", limit: int | None = None, see
     if not t.is_translation: return _cls_batches(t.tokenizer, items, batch_size, t.recipe.max_len, shuffle is not None)(shuffle or 0)
     lengths = [max(len(s.split()), len(g.split())) + 1 for s, g in items]
     return [collate_translation(t.tokenizer, [items[i] for i in idx])
-            for idx in bucket_batches(lengths, batch_size, shuffle=shuffle is not None, seed=shuffle or 0)]
+            for idx in bucket_batches(lengths, dry_cap(batch_size, "batch_size"), shuffle=shuffle is not None, seed=shuffle or 0)]
 
 def task_metric(t: Trained, split: str = "eval", limit: int | None = None, seed: int = 0, beam: int | None = None):
     "The task's score as a function of a model: accuracy (%), or tokenised BLEU (beam search) on a split."
     if not t.is_translation:
         batches = task_batches(t, split, limit, seed, batch_size=128)
-        return lambda model: 100 * accuracy(model, batches)
+        return _noted(t, split, limit, beam, lambda model: 100 * accuracy(model, batches))
     src, ref = map(list, zip(*_split(t, split, limit, seed)))
-    return lambda model: bleu(translate(model, t.tokenizer, src, beam=beam or t.recipe.beam), ref)["bleu_tok"]
+    return _noted(t, split, limit, beam, lambda model: bleu(translate(model, t.tokenizer, src, beam=beam or t.recipe.beam), ref)["bleu_tok"])
+
+# %% ../nbs/07_recipes.ipynb #ce374acd
+import dataclasses, math
+
+def full_batches_per_epoch(r, data: dict, limit: int | None = None, batch_size: int | None = None) -> int:
+    "Batches per epoch of recipe `r` on its full training split (at most `limit` examples; `batch_size` examples per batch if given)."
+    if isinstance(r, ClsRecipe):
+        n = FULL_SIZES.get(r.task, {}).get(r.train_split) or len(data["train"])     # synthetic: its own size
+        return math.ceil(min(n, limit or r.train_limit or n) / (batch_size or r.batch_size))
+    pairs = list(zip(*data["train"]))
+    n = min(FULL_SIZES.get(r.corpus, {}).get("train") or len(pairs), limit or math.inf)
+    if batch_size: return math.ceil(n / batch_size)
+    lengths = [max(len(s.split()), len(t.split())) + 1 for s, t in pairs]
+    return max(1, round(len(bucket_batches(lengths, max_tokens=r.max_tokens, shuffle=False)) * n / len(pairs)))
+
+def _mean_len(r, data) -> float:
+    if isinstance(r, ClsRecipe): return float(r.max_len)      # an upper bound: every batch padded to max_len
+    return sum(max(len(s.split()), len(t.split())) + 1 for s, t in zip(*data["train"])) / max(1, len(data["train"][0]))
+
+def _note_train(what: str, r, steps: int, model, train_model: bool = True, batch_size: int | None = None, data=None):
+    "Dry run: note a training phase of the real run (steps, tokens per step, model) for the cost table."
+    if not dry_run(): return
+    tokens = r.batch_size * r.max_len if isinstance(r, ClsRecipe) and not batch_size else (
+        batch_size * _mean_len(r, data) if batch_size else r.max_tokens)
+    dry_note("train", what=what, model=r.model, steps=int(steps), tokens_per_step=round(tokens), train_model=train_model,
+             vocab=model.config.vocab_size, labels=getattr(model.config, "num_labels", None))
+
+def _note_eval(t: Trained, split: str, limit: int | None, beam: int | None):
+    "Dry run: note one evaluation of the real run (its examples) for the cost table."
+    r = t.recipe
+    key, name = (r.corpus, split) if t.is_translation else (r.task, r.eval_split if split == "eval" else r.train_split)
+    n = FULL_SIZES.get(key, {}).get(name) or len(_split(t, split, None, 0))
+    dry_note("eval", what=f"{t.task} {split}", model=r.model, examples=min(n, limit or n), tokens=_mean_len(r, t.data),
+             beam=(beam or r.beam) if t.is_translation else 1, vocab=t.model.config.vocab_size,
+             labels=getattr(t.model.config, "num_labels", None))
+
+def _noted(t: Trained, split: str, limit, beam, metric):
+    "`metric`; in a dry run, one that notes each evaluation of the real run (its examples) before it scores."
+    if not dry_run(): return metric
+    def noted(model):
+        _note_eval(t, split, limit, beam)
+        return metric(model)
+    return noted
+
+def _dry_iwslt14(root: Path | None) -> dict:
+    "Dry run: IWSLT14 from the prepared folder, or the fixtures; its valid split stands in for a missing training split."
+    folders = [p / "iwslt14.tokenized.de-en" for p in (root, FIXTURES) if p is not None]
+    found = [p for p in folders if (p / "valid.de").exists()]
+    if not found: raise FileNotFoundError(f"dry run: no IWSLT14 valid.de under {' or '.join(map(str, folders))}")
+    prep = found[0]
+    train = "train" if (prep / "train.de").exists() else "valid"
+    if (prep, train) != (folders[0], "train"): dry_note("data", task="iwslt14", split="train", stand_in=str(prep / f"{train}.de"))
+    n = dry_cap(None, "eval_examples")
+    data = {s: (read_lines(prep / f"{s}.de")[:n], read_lines(prep / f"{s}.en")[:n]) for s in ("valid", "test")}
+    return dict(train=(read_lines(prep / f"{train}.de"), read_lines(prep / f"{train}.en")), **data)
 
 # %% ../nbs/07_recipes.ipynb #e83700a7
 def _joint_batch_size(base: Trained) -> int: return 128 if base.is_translation else base.recipe.batch_size
@@ -286,6 +348,7 @@ def joint_run_dir(base: Trained, name: str, cfg: TrainConfig, train_limit, from_
 
 def joint_steps(base: Trained, train_limit: int | None = None, epochs: int = 1, seed: int = 0) -> int:
     "Optimizer steps of a `joint_run` (for schedules that depend on it, like DSP's annealing)."
+    if dry_run(): return epochs * full_batches_per_epoch(base.recipe, base.data, train_limit, _joint_batch_size(base))
     return epochs * len(task_batches(base, "train", train_limit, seed, _joint_batch_size(base), shuffle=0))
 
 def phase_config(r, n_batches: int, epochs: int = 1, lr: float | None = None, gate_lr: float = 0.1, train_model: bool = True,
@@ -303,7 +366,10 @@ def joint_run(base: Trained, pruner, name: str, train_limit: int | None = None, 
     import copy
     r = base.recipe
     batches = lambda epoch: task_batches(base, "train", train_limit, seed, _joint_batch_size(base), shuffle=epoch)
-    cfg = phase_config(r, len(batches(0)), epochs, lr, gate_lr, train_model, from_start, seed, device)
+    n_batches = full_batches_per_epoch(r, base.data, train_limit, _joint_batch_size(base)) if dry_run() else len(batches(0))
+    cfg = phase_config(r, n_batches, epochs, lr, gate_lr, train_model, from_start, seed, device)
+    if dry_run(): _note_train(name, r, epochs * full_batches_per_epoch(r, base.data, train_limit, _joint_batch_size(base)), base.model,
+                train_model=train_model, batch_size=_joint_batch_size(base), data=base.data)
     if from_start: model = mt_model(r, base.tokenizer, seed) if base.is_translation else cls_model(r, base.data, seed)[0]
     else: torch.manual_seed(seed); model = copy.deepcopy(base.model)
     out_dir = joint_run_dir(base, name, cfg, train_limit, from_start)

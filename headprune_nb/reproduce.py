@@ -10,10 +10,12 @@ from pathlib import Path
 import headprune_nb
 
 # %% auto #0
-__all__ = ['PROFILES', 'EXPERIMENTS', 'INSTALLED', 'USER_RESULTS', 'KERNEL_ARGS', 'KERNEL_ENV', 'COMPLETE', 'Experiment',
-           'get_experiment', 'reproduce_dir', 'results_dir', 'committed_dir', 'write_atomic', 'write_csv', 'write_json',
-           'read_csv', 'other_tasks_rows', 'cached_tensor', 'machine_info', 'provenance', 'markdown_table', 'pivot',
-           'parse_param', 'run_experiment', 'quiet_kernel', 'live_output', 'is_complete', 'run_all']
+__all__ = ['PROFILES', 'EXPERIMENTS', 'INSTALLED', 'USER_RESULTS', 'KERNEL_ARGS', 'KERNEL_ENV', 'COMPLETE', 'GPU_ASSUMPTION',
+           'COST_FILE', 'Experiment', 'get_experiment', 'reproduce_dir', 'results_dir', 'committed_dir', 'write_atomic',
+           'write_csv', 'write_json', 'read_csv', 'other_tasks_rows', 'cached_tensor', 'machine_info', 'provenance',
+           'markdown_table', 'pivot', 'parse_param', 'run_experiment', 'quiet_kernel', 'live_output', 'is_complete',
+           'run_all', 'dry_run_root', 'dry_run_experiment', 'full_cost', 'cost_row', 'dry_run_all', 'cost_table',
+           'cost_line']
 
 # %% ../nbs/90_reproduce.ipynb #28ff10e1
 PROFILES = ("smoke", "cpu", "full")
@@ -197,7 +199,13 @@ def provenance(profile: str, seed: int, params: dict, command: str | None = None
     return dict(command=command or os.environ.get("HEADPRUNE_COMMAND") or " ".join(sys.argv), profile=profile,
                 seed=seed, params=params, headprune_nb=headprune_nb.__version__, transformers=transformers.__version__,
                 git_commit=_git_commit(), machine=machine_info(),
-                started_utc=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+                started_utc=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **_dry_run_record())
+
+# %% ../nbs/90_reproduce.ipynb #8cdde159
+def _dry_run_record() -> dict:
+    from headprune_nb.data import dry_run, DRY_RUN_CAPS
+    return dict(dry_run=dict(caps=DRY_RUN_CAPS, note="a dry run: capped loops, stand-in data, random weights where "
+                             "pretrained ones are unreachable; its numbers mean nothing")) if dry_run() else {}
 
 # %% ../nbs/90_reproduce.ipynb #344aea8a
 def markdown_table(rows: list[dict], cols: list[str] | None = None, digits: int = 3) -> str:
@@ -299,3 +307,129 @@ def run_all(profile: str, params: dict | None = None, out_root=None, force: bool
             lines = [l for l in str(e).splitlines() if l.strip()]
             status[name] = f"failed: {type(e).__name__}: {lines[-1] if lines else ''}"[:300]
     return status
+
+# %% ../nbs/90_reproduce.ipynb #0898f22b
+GPU_ASSUMPTION = dict(gpu="one NVIDIA A100 80GB", tflops=15.0,
+                      note="15 TFLOP/s sustained in fp32 (the library trains in fp32, without AMP/TF32; A100 peak fp32 is 19.5)")
+COST_FILE = "full_cost.csv"
+
+def dry_run_root() -> Path:
+    "Default scratch folder of dry runs: $TMPDIR/headprune-dry-run."
+    return Path(tempfile.gettempdir()) / "headprune-dry-run"
+
+def _check_scratch(out: Path):
+    real = (reproduce_dir() / "results" / "full").resolve()
+    if out.resolve() == real or real in out.resolve().parents:
+        raise ValueError(f"a dry run writes into a scratch folder, never into {real}; pass another --out")
+
+def dry_run_experiment(name: str, params: dict | None = None, out_dir=None, command: str | None = None,
+                       progress: bool = True, cache=None) -> Path:
+    "Dry run of `name`'s full profile into a scratch folder (see above); writes `full_cost.json` beside its results."
+    import shutil
+    from headprune_nb.data import DRY_RUN_ENV, DRY_RUN_LOG, dry_notes
+    get_experiment(name, "full")
+    out = Path(out_dir) if out_dir else dry_run_root() / name
+    _check_scratch(out)
+    if out.exists() and any(out.iterdir()):        # start afresh: a resumed dry run would skip the code paths it checks
+        if not (out / DRY_RUN_LOG).exists():
+            raise ValueError(f"{out} is not empty and holds no earlier dry run; pass an empty or new folder")
+        shutil.rmtree(out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / DRY_RUN_LOG).touch()
+    env = {DRY_RUN_ENV: str(out.resolve()), "HEADPRUNE_CACHE": str(Path(cache or out / ".cache").resolve())}
+    old = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        run_experiment(name, "full", params, out, command=command or f"headprune reproduce {name} --profile full --dry-run",
+                       progress=progress)
+    finally:
+        for k, v in old.items():
+            if v is None: os.environ.pop(k, None)
+            else: os.environ[k] = v
+    notes = dry_notes(out)
+    write_json(out / "full_cost.json", dict(name=name, **full_cost(notes),
+                                            stand_ins=[n for n in notes if n["kind"] in ("data", "weights")]))
+    return out
+
+# %% ../nbs/90_reproduce.ipynb #94dadaf3
+def _model_measures(model: str, vocab: int | None, labels: int | None, seq: int = 128) -> dict:
+    "Forward FLOPs per token, activation bytes saved for backward per token, and parameters of a named architecture."
+    import torch
+    from headprune_nb.models import ARCHITECTURES, ENCDEC_SHAPES, encdec_config
+    from headprune_nb.bench import forward_flops, random_batch, n_params
+    torch.manual_seed(0)
+    if model in ENCDEC_SHAPES:
+        from transformers import MarianMTModel
+        m = MarianMTModel(encdec_config(vocab or 10000, **ENCDEC_SHAPES[model]))
+    else:
+        m = ARCHITECTURES[model]()
+    batch = random_batch(m, 1, seq)
+    flops = forward_flops(m, batch) / seq
+    saved = {}
+    def pack(t):
+        saved[(t.data_ptr(), t.dtype, tuple(t.shape))] = t.numel() * t.element_size()
+        return t
+    m.train()
+    labels_ = batch["decoder_input_ids"] if "decoder_input_ids" in batch else torch.zeros(1, dtype=torch.long)
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t): m(**batch, labels=labels_).loss.backward()
+    return dict(flops_per_token=flops, activation_bytes_per_token=sum(saved.values()) / seq, params=n_params(m))
+
+def full_cost(notes: list[dict]) -> dict:
+    "What the real (full-profile) run costs, from a dry run's notes: steps, examples, FLOPs, GPU hours, peak memory."
+    measures, train_flops, eval_flops, peak, steps, examples = {}, 0.0, 0.0, 0.0, 0, 0
+    for n in notes:
+        if n["kind"] not in ("train", "eval"): continue
+        key = (n["model"], n.get("vocab"), n.get("labels"))
+        if key not in measures: measures[key] = _model_measures(*key)
+        m = measures[key]
+        if n["kind"] == "train":
+            steps += n["steps"]
+            train_flops += 3 * m["flops_per_token"] * n["tokens_per_step"] * n["steps"]
+            peak = max(peak, 16 * m["params"] + m["activation_bytes_per_token"] * n["tokens_per_step"])
+        else:
+            examples += n["examples"]
+            eval_flops += n.get("beam", 1) * m["flops_per_token"] * n["tokens"] * n["examples"]
+    flops = train_flops + eval_flops
+    return dict(train_steps=steps, eval_examples=examples, train_flops=train_flops, eval_flops=eval_flops,
+                gpu_hours=flops / (GPU_ASSUMPTION["tflops"] * 1e12) / 3600, peak_memory_gib=peak / 2**30,
+                models=sorted({k[0] for k in measures}), assumption=GPU_ASSUMPTION)
+
+# %% ../nbs/90_reproduce.ipynb #7ec54fa6
+def cost_row(cost: dict) -> dict:
+    "One row of the cost table from a dry run's `full_cost.json`."
+    return dict(name=cost["name"], train_steps=cost["train_steps"], eval_examples=cost["eval_examples"],
+                pflops=round((cost["train_flops"] + cost["eval_flops"]) / 1e15, 1), gpu_hours=round(cost["gpu_hours"], 1),
+                peak_memory_gib=round(cost["peak_memory_gib"], 1), models=" ".join(cost["models"]),
+                reproduces="; ".join(EXPERIMENTS[cost["name"]].published) or "(the baselines every table starts from)")
+
+def dry_run_all(params: dict | None = None, out_root=None, progress: bool = True, command: str | None = None,
+                cost_file=None) -> dict[str, str]:
+    "Dry run of every experiment (baselines first, one shared scratch cache); writes the cost table `cost_file` (default: out_root/full_cost.csv)."
+    import shutil
+    root = Path(out_root) if out_root else dry_run_root()
+    shutil.rmtree(root / ".dry-run-cache", ignore_errors=True)      # one fresh cache shared by this run's experiments
+    names = ["baselines"] + [n for n in EXPERIMENTS if n != "baselines"]
+    status, rows = {}, []
+    for name in names:
+        try:
+            out = dry_run_experiment(name, params, root / name, command=command, progress=progress, cache=root / ".dry-run-cache")
+            rows.append(cost_row(json.loads((out / "full_cost.json").read_text())))
+            status[name] = "done"
+        except Exception as e:
+            lines = [l for l in str(e).splitlines() if l.strip()]
+            status[name] = f"failed: {type(e).__name__}: {lines[-1] if lines else ''}"[:300]
+    if rows: write_csv(cost_file or root / COST_FILE, rows)
+    return status
+
+def cost_table(path=None) -> list[dict]:
+    "The committed full-run cost table (reproduce/full_cost.csv, written by a dry run of every experiment); [] if absent."
+    p = Path(path) if path else reproduce_dir() / COST_FILE
+    return read_csv(p) if p.exists() else []
+
+def cost_line(name: str, path=None) -> str:
+    "One line saying what the full run of `name` costs, from the cost table."
+    row = next((r for r in cost_table(path) if r["name"] == name), None)
+    if row is None: return "full run cost: not estimated yet (run `headprune reproduce --all --profile full --dry-run`)"
+    return (f"full run: {row['train_steps']:,} training steps, {row['eval_examples']:,} evaluation examples, "
+            f"{row['pflops']:,} PFLOP, about {row['gpu_hours']:,} GPU hours on {GPU_ASSUMPTION['gpu']} at "
+            f"{GPU_ASSUMPTION['tflops']:g} TFLOP/s, peak memory about {row['peak_memory_gib']} GiB")
