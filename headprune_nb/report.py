@@ -7,24 +7,29 @@ from __future__ import annotations
 import base64, html, json, os, time
 from pathlib import Path
 import headprune_nb
-from .reproduce import (EXPERIMENTS, PROFILES, reproduce_dir, results_dir, read_csv, markdown_table, write_atomic,
+from .reproduce import (EXPERIMENTS, PROFILES, reproduce_dir, results_dir, read_csv, markdown_table, write_atomic, finished,
                                     write_csv)
 
 # %% auto #0
-__all__ = ['REPORTED', 'STYLE', 'finished_results', 'published_claims', 'claim_rows', 'to_markdown', 'to_html', 'report_blocks',
-           'build_report']
+__all__ = ['REPORTED', 'STYLE', 'check_profiles', 'finished_results', 'published_claims', 'claim_rows', 'to_markdown', 'to_html',
+           'report_blocks', 'build_report']
 
 # %% ../nbs/92_report.ipynb #360b8f9c
 REPORTED = ("cpu", "full")          # smoke results are plumbing checks: reported only when asked for
 
+def check_profiles(profiles=None) -> tuple[str, ...]:
+    "The profiles to report (default: cpu and full); an unknown one is an error that lists the others."
+    bad = [p for p in profiles or () if p not in PROFILES]
+    if bad: raise ValueError(f"unknown profile {bad[0]!r}; choose from {', '.join(PROFILES)} (repeat --profile for several)")
+    return tuple(profiles or REPORTED)
+
 def finished_results(profiles=None) -> list[tuple[str, str, Path]]:
-    "(experiment, profile, folder) of every finished reproduction on disk (default profiles: cpu and full)."
+    "(experiment, profile, folder) of every finished reproduction on disk (`reproduce.finished`; default: cpu and full)."
     found = []
-    for profile in profiles or REPORTED:
+    for profile in check_profiles(profiles):
         for name in EXPERIMENTS:
             d = results_dir(name, profile)
-            prov = d / "provenance.json"
-            if prov.exists() and json.loads(prov.read_text()).get("finished_utc"): found.append((name, profile, d))
+            if finished(d) is not None and (d / "provenance.json").exists(): found.append((name, profile, d))
     return found
 
 def published_claims(name: str) -> list[str]:
@@ -127,7 +132,7 @@ def report_blocks(found, claims: list[dict]) -> list[tuple]:
 
 def build_report(profiles=None, out_dir=None) -> tuple[Path, Path]:
     "Write report.md, report.html and claims.csv (default folder: reproduce/report); returns the first two."
-    found = finished_results(profiles)
+    found = finished_results(check_profiles(profiles))     # before anything is written
     out = Path(out_dir) if out_dir else reproduce_dir() / "report"
     out.mkdir(parents=True, exist_ok=True)
     claims = claim_rows(found)
