@@ -41,9 +41,10 @@ def test_every_torch_load_is_weights_only():
 
 # --- 4. one error boundary in the CLI -------------------------------------------------------------
 def test_bench_out_is_checked_before_the_benchmark(headprune, tmp_path):
+    f = tmp_path / "file"; f.write_text("x")
     r = run(headprune, "bench", "--model", "tiny-bert", "--batch-sizes", "1", "--seq-len", "4", "--repeats", "1",
-            "--out", str(tmp_path / "no" / "such" / "dir.csv" / "x"))
-    one_line_error(r, "--out")
+            "--out", str(f / "bench.csv"))
+    one_line_error(r, "--out", str(f))
     assert "examples/s" not in r.stdout and "eps" not in r.stdout, "the benchmark ran before --out was checked"
     r = run(headprune, "bench", "--model", "tiny-bert", "--batch-sizes", "1", "--out", str(tmp_path))
     one_line_error(r, str(tmp_path))
