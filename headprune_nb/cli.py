@@ -28,8 +28,10 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--profile", default="smoke", help="smoke (tiny, seconds), cpu (real shapes/data, scaled down) "
                    "or full (the papers' setting, one GPU); default: smoke")
     r.add_argument("--param", action="append", default=[], metavar="K=V",
-                   help="override a notebook parameter, e.g. --param batch_sizes=[1,4] --param repeats=3")
-    r.add_argument("--out", help="output folder (with --all: the folder that gets one sub-folder per experiment)")
+                   help="override a notebook parameter, e.g. --param batch_sizes=[1,4] --param repeats=3 (a Python "
+                   "literal; checked against the notebook's parameters cell before the run)")
+    r.add_argument("--out", help="output folder (with --all: the folder that gets one sub-folder per experiment); "
+                   "a folder another run is writing is refused, naming that run")
     rp = sub.add_parser("report", help="one report of every result on disk, beside the published tables",
                         description="Build reproduce/report/report.md and report.html (or --out) from the results of "
                         "every experiment and profile found: our tables beside the published ones, figures, and a "
@@ -143,7 +145,10 @@ def cmd_bench(args) -> None:
     if not 0 < args.keep_fraction <= 1: raise ValueError(f"--keep-fraction must be in (0, 1]; got {args.keep_fraction}")
     if args.out: _check_out_file(args.out)                 # before the benchmark, not after
     _check_device(args.device)
-    model = load_model(args.model, args.seed).to(args.device)
+    try: model = load_model(args.model, args.seed).to(args.device)
+    except Exception as e:                     # a damaged weights file: name the folder (safetensors does not)
+        if type(e).__module__.split(".")[0] != "safetensors": raise
+        raise ValueError(f"--model {args.model}: its model.safetensors cannot be read ({e}); save the model again") from None
     H = HeadIndex.from_model(model).H
     kw = dict(batch_sizes=sizes, seq_len=args.seq_len, tgt_len=args.tgt_len, warmup=args.warmup,
               repeats=args.repeats, attention=args.attention, seed=args.seed)
