@@ -35,9 +35,9 @@ def fresh_cache(baseline, path):
     return path
 
 @pytest.fixture(scope="module")
-def concurrent(tmp_path_factory, headprune, baseline):
+def concurrent(tmp_path_factory, baseline):
     "Two runs with different lambdas started together into one folder X."
-    d = tmp_path_factory.mktemp("concurrent")
+    d, headprune = tmp_path_factory.mktemp("concurrent"), str(Path(sys.executable).parent / "headprune")
     cache = fresh_cache(baseline, d / "cache")
     a, b = start(headprune, d / "X", "[0.01]", cache), start(headprune, d / "X", "[1.0]", cache)
     return d, (a, finish(a), 0.01), (b, finish(b), 1.0)
