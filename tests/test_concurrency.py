@@ -14,7 +14,7 @@ def start(exe, out, lambdas, cache):
                              "--param", f"lambdas={lambdas}", *SMALL], env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, start_new_session=True)
 
-def finish(p, timeout=600):
+def finish(p, timeout=1800):
     out, err = p.communicate(timeout=timeout)
     return p.returncode, out, err
 
@@ -27,7 +27,7 @@ def baseline(tmp_path_factory):
     "A cache holding the trained smoke baseline only (each run below starts from a copy: no joint runs in it)."
     cache = tmp_path_factory.mktemp("baseline")
     subprocess.run([sys.executable, "-c", "from headprune_nb.recipes import trained; trained('smoke', 'synthetic_cls', "
-                    "progress=False)"], env=dict(os.environ, HEADPRUNE_CACHE=str(cache)), check=True, timeout=600)
+                    "progress=False)"], env=dict(os.environ, HEADPRUNE_CACHE=str(cache)), check=True, timeout=1800)
     return cache
 
 def fresh_cache(baseline, path):
@@ -55,7 +55,7 @@ def test_killed_run_resumes_to_the_same_results(concurrent, headprune, baseline)
     lam = next(r[2] for r in runs if r[1][0] == 0)                  # the uninterrupted run's lambda, in X
     cache = fresh_cache(baseline, d / "cache-killed")
     p = start(headprune, d / "Y", f"[{lam}]", cache)
-    deadline = time.time() + 300
+    deadline = time.time() + 1200
     while time.time() < deadline and p.poll() is None and not list((cache / "runs").rglob("checkpoint.pt")): time.sleep(0.1)
     assert p.poll() is None, "the run ended before it could be killed"
     os.killpg(p.pid, signal.SIGKILL); p.communicate()
