@@ -45,9 +45,12 @@ def prune_to_k(model: nn.Module, batches, K: int, method: str = "dsp", epochs: i
                progress: bool = True, **pruner_kw) -> tuple[nn.Module, torch.Tensor]:
     "Prune `model` to exactly `K` heads with `method`, training on `batches` (labelled); returns (pruned model, keep-mask)."
     if method not in METHODS: raise ValueError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
-    check_k(K, HeadIndex.from_model(model).H)
+    K = check_k(K, HeadIndex.from_model(model).H)
     get = batches if callable(batches) else (lambda epoch: batches)
     if not get(0): raise ValueError("prune_to_k: no batches; pass a list of labelled batches (dicts of tensors)")
+    unlabelled = [i for i, b in enumerate(get(0)) if not isinstance(b, dict) or "labels" not in b]
+    if unlabelled: raise ValueError(f"prune_to_k: batch {unlabelled[0]} has no `labels` ({len(unlabelled)} of {len(get(0))} "
+                                    "unlabelled); every method needs the task loss: pass dicts with input tensors and `labels`")
     if method == "michel":
         keep = top_k_mask(head_importance(model.to(device), get(0), progress=progress), K)
     else:

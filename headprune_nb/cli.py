@@ -4,16 +4,17 @@
 
 # %% ../nbs/91_cli.ipynb #2244eada
 from __future__ import annotations
-import argparse, sys
+import argparse, errno, os, sys
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['COMMANDS', 'cmd_list', 'cmd_reproduce', 'cmd_report', 'cmd_bench', 'cmd_import_fairseq', 'main']
+__all__ = ['COMMANDS', 'EXPECTED', 'cmd_list', 'cmd_reproduce', 'cmd_report', 'cmd_bench', 'cmd_import_fairseq', 'main']
 
 # %% ../nbs/91_cli.ipynb #f333faa1
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="headprune", description="Attention-head pruning: reproductions and benchmarks "
                                 "(Michel 2019, Voita 2019, DSP 2021, PASS 2023, Behnke & Heafield 2020).")
+    p.add_argument("--debug", action="store_true", help="on an error, show the full traceback (also: HEADPRUNE_DEBUG=1)")
     sub = p.add_subparsers(dest="cmd", required=True, metavar="{list,reproduce,report,bench,import-fairseq}")
     sub.add_parser("list", help="list the experiments and their profiles",
                    description="List every reproduction experiment, what paper table it checks, and its profiles.")
@@ -28,8 +29,10 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--profile", default="smoke", help="smoke (tiny, seconds), cpu (real shapes/data, scaled down) "
                    "or full (the papers' setting, one GPU); default: smoke")
     r.add_argument("--param", action="append", default=[], metavar="K=V",
-                   help="override a notebook parameter, e.g. --param batch_sizes=[1,4] --param repeats=3")
-    r.add_argument("--out", help="output folder (with --all: the folder that gets one sub-folder per experiment)")
+                   help="override a notebook parameter, e.g. --param batch_sizes=[1,4] --param repeats=3 (a Python "
+                   "literal; checked against the notebook's parameters cell before the run)")
+    r.add_argument("--out", help="output folder (with --all: the folder that gets one sub-folder per experiment); "
+                   "a folder another run is writing is refused, naming that run")
     r.add_argument("--dry-run", action="store_true", help="with --profile full: run every code path of the full run on "
                    "this machine in minutes (real model sizes, schedules and K lists; a couple of steps, a few examples) "
                    "into a scratch folder, and estimate the real run's cost")
@@ -124,7 +127,13 @@ def cmd_reproduce(args) -> int:
         if failed: print(f"headprune reproduce --all: {len(failed)} failed: {', '.join(failed)}", file=sys.stderr)
         return 1 if failed else 0
     get_experiment(args.name, args.profile)
-    out = run_experiment(args.name, args.profile, params, args.out, command=command)
+    try: out = run_experiment(args.name, args.profile, params, args.out, command=command)
+    except Exception as e:
+        if type(e).__name__ != "PapermillExecutionError": raise
+        from headprune_nb.reproduce import results_dir
+        nb = Path(args.out or results_dir(args.name, args.profile)) / get_experiment(args.name).notebook
+        raise RuntimeError(f"{args.name} stopped in cell {e.exec_count} with {e.ename}: {str(e.evalue).strip()[:300]}; "
+                           f"the executed notebook, stopped at the error, is {nb}") from e
     print(f"results: {out}")
     return 0
 
@@ -139,6 +148,26 @@ def _batch_sizes(text):
     if not sizes or min(sizes) < 1: raise ValueError(f"--batch-sizes expects positive integers separated by commas; got {text!r}")
     return sizes
 
+def _check_out_file(path) -> None:
+    "Refuse an output file path that cannot be written (a folder, under a file, no permission), before any work."
+    p = Path(path)
+    if p.is_dir(): raise ValueError(f"--out {p} is a folder; give a file name (e.g. {p / 'bench.csv'})")
+    up = p.parent
+    while not up.exists() and up != up.parent: up = up.parent
+    if not up.is_dir(): raise ValueError(f"--out {p}: {up} is a file, not a folder; choose another path")
+    if not os.access(up, os.W_OK | os.X_OK): raise ValueError(f"--out {p}: no permission to write in {up}; choose another path")
+
+def _check_device(name: str) -> None:
+    "Refuse a torch device this machine does not have, with the fix."
+    import torch
+    try: dev = torch.device(name)
+    except (RuntimeError, ValueError): raise ValueError(f"--device {name!r} is not a torch device; use cpu, cuda or cuda:N") from None
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"--device {name}: torch sees no CUDA GPU here (a CPU build, or no GPU); use --device cpu")
+    if dev.type == "cuda" and (dev.index or 0) >= torch.cuda.device_count():
+        raise ValueError(f"--device {name}: only {torch.cuda.device_count()} CUDA device(s) here")
+    if dev.type == "mps" and not torch.backends.mps.is_available(): raise ValueError(f"--device {name}: MPS is not available here")
+
 def cmd_bench(args) -> None:
     from headprune_nb.models import load_model
     from headprune_nb.heads import HeadIndex, random_keep_mask
@@ -146,7 +175,12 @@ def cmd_bench(args) -> None:
     from headprune_nb.reproduce import markdown_table, write_csv
     sizes = _batch_sizes(args.batch_sizes)
     if not 0 < args.keep_fraction <= 1: raise ValueError(f"--keep-fraction must be in (0, 1]; got {args.keep_fraction}")
-    model = load_model(args.model, args.seed).to(args.device)
+    if args.out: _check_out_file(args.out)                 # before the benchmark, not after
+    _check_device(args.device)
+    try: model = load_model(args.model, args.seed).to(args.device)
+    except Exception as e:                     # a damaged weights file: name the folder (safetensors does not)
+        if type(e).__module__.split(".")[0] != "safetensors": raise
+        raise ValueError(f"--model {args.model}: its model.safetensors cannot be read ({e}); save the model again") from None
     H = HeadIndex.from_model(model).H
     kw = dict(batch_sizes=sizes, seq_len=args.seq_len, tgt_len=args.tgt_len, warmup=args.warmup,
               repeats=args.repeats, attention=args.attention, seed=args.seed)
@@ -199,11 +233,33 @@ def cmd_import_fairseq(args) -> None:
 COMMANDS = {"list": cmd_list, "reproduce": cmd_reproduce, "report": cmd_report, "bench": cmd_bench,
             "import-fairseq": cmd_import_fairseq}
 
+_OS_HINTS = {errno.EEXIST: "a file is in the way: choose another path or remove it",
+             errno.ENOTDIR: "a file is in the way where a folder is needed: choose another path",
+             errno.EISDIR: "that is a folder: give a file path", errno.EACCES: "choose a path you may write, or fix its permissions",
+             errno.EPERM: "choose a path you may write, or fix its permissions", errno.EROFS: "choose a writable disk",
+             errno.ENOSPC: "free some space or choose another disk", errno.ENOENT: "check the path"}
+EXPECTED = (KeyError, ValueError, TypeError, OSError, ImportError, RuntimeError)
+
+def _error_line(e: BaseException) -> str:
+    "An error as one line: what failed, naming the file or value, and the fix."
+    if isinstance(e, KeyError) and e.args: return str(e.args[0])
+    if isinstance(e, OSError) and e.filename:
+        where = f"{e.filename}" + (f" -> {e.filename2}" if e.filename2 else "")
+        return f"{where}: {e.strerror or type(e).__name__}" + (f"; {_OS_HINTS[e.errno]}" if e.errno in _OS_HINTS else "")
+    text = " ".join(l.strip() for l in str(e).splitlines() if l.strip())
+    return text if isinstance(e, (ValueError, KeyError, FileNotFoundError)) and text else f"{type(e).__name__}: {text}"
+
 def main(argv: list[str] | None = None) -> int:
-    "Entry point of the `headprune` command."
+    "Entry point of the `headprune` command: one line on stderr for an error (exit 2; 1 for an unexpected one)."
     args = _parser().parse_args(argv)
+    debug = args.debug or os.environ.get("HEADPRUNE_DEBUG", "").lower() not in ("", "0", "false", "no")
     try: return COMMANDS[args.cmd](args) or 0
-    except (KeyError, ValueError, FileNotFoundError, TypeError, ImportError) as e:
-        msg = e.args[0] if isinstance(e, KeyError) and e.args else str(e)
-        print(f"headprune {args.cmd}: error: {msg}", file=sys.stderr)
-        return 2
+    except KeyboardInterrupt:
+        if debug: raise
+        print(f"headprune {args.cmd}: interrupted", file=sys.stderr); return 130
+    except Exception as e:
+        if debug: raise
+        expected = isinstance(e, EXPECTED) or type(e).__module__.split(".")[0] in ("safetensors", "papermill")
+        hint = "" if expected else " (unexpected: run with --debug, or HEADPRUNE_DEBUG=1, for the traceback)"
+        print(f"headprune {args.cmd}: error: {_error_line(e)}{hint}", file=sys.stderr)
+        return 2 if expected else 1

@@ -4,15 +4,15 @@
 
 # %% ../nbs/05_data.ipynb #30cfde67
 from __future__ import annotations
-import csv, os, random
+import contextlib, csv, os, random
 from dataclasses import dataclass
 from pathlib import Path
 
 # %% auto #0
 __all__ = ['DRY_RUN_ENV', 'DRY_RUN_LOG', 'DRY_RUN_CAPS', 'FIXTURES', 'GLUE_TASKS', 'FULL_SIZES', 'IWSLT14_TEST', 'DICTS',
            'data_dir', 'dry_run', 'dry_cap', 'dry_note', 'dry_notes', 'fixtures_dir', 'GlueTask', 'Example',
-           'glue_task', 'read_glue_file', 'load_glue', 'read_lines', 'read_parallel', 'moses_tokenize', 'clean_pairs',
-           'learn_bpe', 'apply_bpe', 'remove_bpe', 'prepare_translation', 'prepare_iwslt14', 'Vocab',
+           'glue_task', 'utf8_lines', 'read_glue_file', 'load_glue', 'read_lines', 'read_parallel', 'moses_tokenize',
+           'clean_pairs', 'learn_bpe', 'apply_bpe', 'remove_bpe', 'prepare_translation', 'prepare_iwslt14', 'Vocab',
            'read_fairseq_dict', 'PairVocab', 'vocab_pair', 'save_vocab', 'vocab_beside', 'bucket_batches',
            'collate_classification', 'collate_translation', 'synthetic_classification', 'synthetic_translation',
            'WordTokenizer']
@@ -131,13 +131,23 @@ def _label_id(task: GlueTask, raw: str, where: str) -> int:
     if raw.isdigit() and int(raw) < len(task.labels): return int(raw)
     raise ValueError(f"{where}: label {raw!r} is not one of {task.name}'s labels {list(task.labels)}")
 
+def utf8_lines(path):
+    "Lines of a UTF-8 text file, newlines kept, a leading BOM dropped; a byte that is not UTF-8 is an error naming file:line."
+    with open(path, "rb") as f:
+        for n, raw in enumerate(f, 1):
+            try: line = raw.decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise ValueError(f"{path}:{n}: not UTF-8 (byte {raw[e.start]:#04x} at column {e.start + 1}); save the "
+                                 "file as UTF-8") from None
+            yield line[1:] if n == 1 and line.startswith("\ufeff") else line
+
 def read_glue_file(task: GlueTask, path) -> list[Example]:
     "Read a local GLUE file (TSV or CSV) into Examples, checking columns and labels row by row."
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"{path} not found: the {task.name} split glue/{task.name}/{path.name}; fetch GLUE from the "
                                 "hub instead (pip install 'headprune-nb[hub]' and unset HEADPRUNE_DATA_DIR) or put the file there")
-    with open(path, newline="", encoding="utf-8") as f:
+    with contextlib.closing(utf8_lines(path)) as f:
         rows = csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE) if path.suffix == ".tsv" else csv.reader(f)
         header = next(rows, None)
         if header is None: raise ValueError(f"{path}: empty file, expected a header row")
@@ -187,7 +197,7 @@ def read_lines(path) -> list[str]:
     "Lines of a text file without newlines; one trailing empty line (as Multi30k's files have) is dropped."
     path = Path(path)
     if not path.exists(): raise FileNotFoundError(f"{path} not found")
-    lines = path.read_text(encoding="utf-8").split("\n")
+    lines = "".join(utf8_lines(path)).split("\n")
     if lines and lines[-1] == "": lines.pop()
     if lines and lines[-1].strip() == "": lines.pop()
     return lines

@@ -176,7 +176,10 @@ def load_fairseq_checkpoint(checkpoint, data_dir=None, trust_checkpoint: bool = 
     require_fairseq()
     from fairseq.models.transformer import TransformerModel
     with _safe_globals(p, trust_checkpoint):
-        hub = TransformerModel.from_pretrained(str(p.parent), checkpoint_file=p.name, data_name_or_path=str(data))
+        try: hub = TransformerModel.from_pretrained(str(p.parent), checkpoint_file=p.name, data_name_or_path=str(data))
+        except KeyError as e:              # fairseq reads its entries without checking: a tensors-only file ends here
+            raise ValueError(f"{p} is not a fairseq training checkpoint (no {e.args[0]!r} entry); pass a checkpoint*.pt "
+                             "written by fairseq-train (model, configuration and training history)") from None
     model = hub.models[0]
     if type(model).__name__ != "TransformerModel":
         raise ValueError(f"{p.name} holds a fairseq {type(model).__name__}; the adapter converts transformer "

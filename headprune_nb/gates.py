@@ -105,6 +105,9 @@ def _check_gates(index: HeadIndex, g) -> torch.Tensor:
     if g.dim() not in (1, 2, 3):
         raise ValueError(f"gates must have shape [H], [B, H] or [B, T, H] with H={index.H}; got shape {tuple(g.shape)}")
     _check_len(index, g, "gates")
+    if not torch.isfinite(g).all():
+        bad = (~torch.isfinite(g)).nonzero()[:, -1].unique().tolist()
+        raise ValueError(f"gates must be finite; got NaN or inf at head(s) {bad[:10]}")
     return g
 
 class GateSession:

@@ -160,15 +160,18 @@ def _check_len(index, v, what):
 
 # %% ../nbs/00_heads.ipynb #69eda9ff
 def check_k(K, H: int) -> int:
-    "Validate a number of heads to keep: an int in 1..H."
-    if isinstance(K, bool) or not isinstance(K, int) or not 1 <= K <= H:
+    "Validate a number of heads to keep: an integral number (int, NumPy or torch integer) in 1..H; returns it as an int."
+    import operator
+    try: k = None if isinstance(K, bool) else operator.index(K)
+    except TypeError: k = None
+    if k is None or not 1 <= k <= H:
         raise ValueError(f"K (heads to keep) must be an integer in 1..{H} for this model; got {K!r}")
-    return K
+    return k
 
 def top_k_mask(scores, K: int) -> torch.Tensor:
     "Boolean mask keeping the `K` highest-scoring heads (ties broken towards lower ids)."
     scores = torch.as_tensor(scores, dtype=torch.float64).flatten()
-    check_k(K, scores.numel())
+    K = check_k(K, scores.numel())
     if torch.isnan(scores).any(): raise ValueError("scores contain NaN; cannot rank heads")
     order = sorted(range(scores.numel()), key=lambda h: (-scores[h].item(), h))
     mask = torch.zeros(scores.numel(), dtype=torch.bool)

@@ -13,7 +13,7 @@ from .heads import HeadIndex, Site, qkv_names, N_HEADS_ATTRS
 
 # %% auto #0
 __all__ = ['TOKENIZER_FILES', 'WEIGHTS', 'check_keep', 'EmptyAttention', 'prune_heads', 'head_layout', 'save_tokenizer',
-           'save_pruned', 'load_pruned']
+           'is_saved_model', 'save_pruned', 'load_pruned']
 
 # %% ../nbs/02_prune.ipynb #bfb661cb
 def check_keep(index: HeadIndex, keep) -> torch.Tensor:
@@ -128,22 +128,38 @@ def save_tokenizer(model: nn.Module, path, tokenizer=None) -> list[str] | None:
 # %% ../nbs/02_prune.ipynb #f5c990de
 WEIGHTS = "model.safetensors"
 
-def save_pruned(model: nn.Module, path, tokenizer=None) -> Path:
-    "Save a (possibly pruned) HF model with its per-site head layout (and its tokenizer: `save_tokenizer`); load it with `load_pruned`."
+def is_saved_model(path) -> bool:
+    "Does folder `path` hold a model written by `save_pruned` (or `save_pretrained`)?"
+    return (Path(path) / "config.json").is_file() and (Path(path) / WEIGHTS).is_file()
+
+def save_pruned(model: nn.Module, path, tokenizer=None, overwrite: bool = False) -> Path:
+    "Save a (possibly pruned) HF model with its per-site head layout (and its tokenizer: `save_tokenizer`) as a complete new folder `path`; see `load_pruned`."
+    import shutil, uuid
     from safetensors.torch import save_model
     from headprune_nb.gates import clear_head_gates
+    from headprune_nb.reproduce import umask_mode
+    path = Path(path)
+    if path.exists() and not path.is_dir(): raise FileExistsError(f"{path} is a file; save_pruned writes a folder there")
+    if path.is_dir() and any(path.iterdir()) and not is_saved_model(path) and not overwrite:
+        raise FileExistsError(f"{path} is not empty and holds no saved model (config.json and {WEIGHTS}); save into a "
+                              "new or empty folder, or pass overwrite=True to replace everything in it")
     clear_head_gates(model)
-    path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=path.parent))
-    config = copy.deepcopy(model.config)
-    config.architectures, config.headprune_kept = [type(model).__name__], head_layout(model)
-    config.save_pretrained(tmp)
-    save_model(model, str(tmp / WEIGHTS))
-    save_tokenizer(model, tmp, tokenizer)
-    if path.exists():
-        for f in tmp.iterdir(): os.replace(f, path / f.name)
-        tmp.rmdir()
-    else: os.replace(tmp, path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=path.parent)); old = None
+    try:
+        umask_mode(tmp, 0o777)
+        config = copy.deepcopy(model.config)
+        config.architectures, config.headprune_kept = [type(model).__name__], head_layout(model)
+        config.save_pretrained(tmp)
+        save_model(model, str(tmp / WEIGHTS))
+        save_tokenizer(model, tmp, tokenizer)
+        if path.exists(): old = path.rename(path.with_name(f".old-{path.name}-{uuid.uuid4().hex[:8]}"))
+        os.rename(tmp, path)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if old is not None and not path.exists(): old.rename(path)
+        raise
+    if old is not None: shutil.rmtree(old, ignore_errors=True)
     return path
 
 def load_pruned(path, device="cpu") -> nn.Module:
@@ -166,5 +182,9 @@ def load_pruned(path, device="cpu") -> nn.Module:
         for i, site in enumerate(index.sites):
             for h in kept.get(site.name, range(site.n_heads)): keep[index.offsets[i] + h] = True
         prune_heads(model, keep)
-    load_model(model, str(path / WEIGHTS), device=str(device))
+    try: load_model(model, str(path / WEIGHTS), device=str(device))
+    except Exception as e:
+        if type(e).__module__.split(".")[0] != "safetensors" and not isinstance(e, (OSError, ValueError, RuntimeError)): raise
+        raise ValueError(f"{path / WEIGHTS} cannot be read ({type(e).__name__}: {str(e)[:200]}); it is damaged or "
+                         "not the weights of this config: save the model again") from None
     return model.to(device).eval()

@@ -7,27 +7,32 @@ from __future__ import annotations
 import base64, html, json, os, time
 from pathlib import Path
 import headprune_nb
-from .reproduce import (EXPERIMENTS, PROFILES, reproduce_dir, results_dir, committed_dir, USER_RESULTS, read_csv, markdown_table, write_atomic,
+from .reproduce import (EXPERIMENTS, PROFILES, reproduce_dir, results_dir, committed_dir, USER_RESULTS, read_csv, markdown_table, write_atomic, finished,
                                     write_csv)
 
 # %% auto #0
-__all__ = ['REPORTED', 'STYLE', 'CLAIM_COLS', 'finished_results', 'published_claims', 'claim_rows', 'inside_band',
-           'three_way_claims', 'side_by_side', 'to_markdown', 'to_html', 'report_blocks', 'default_report_dir',
-           'build_report']
+__all__ = ['REPORTED', 'STYLE', 'CLAIM_COLS', 'check_profiles', 'finished_results', 'published_claims', 'claim_rows',
+           'inside_band', 'three_way_claims', 'side_by_side', 'to_markdown', 'to_html', 'report_blocks',
+           'default_report_dir', 'build_report']
 
 # %% ../nbs/92_report.ipynb #360b8f9c
 REPORTED = ("cpu", "full")          # smoke results are plumbing checks: reported only when asked for
 
+def check_profiles(profiles=None) -> tuple[str, ...]:
+    "The profiles to report (default: cpu and full); an unknown one is an error that lists the others."
+    bad = [p for p in profiles or () if p not in PROFILES]
+    if bad: raise ValueError(f"unknown profile {bad[0]!r}; choose from {', '.join(PROFILES)} (repeat --profile for several)")
+    return tuple(profiles or REPORTED)
+
 def finished_results(profiles=None, source: str = "committed") -> list[tuple[str, str, Path]]:
-    "(experiment, profile, folder) of every finished run on disk: the `committed` ones or `yours` (default profiles: cpu and full)."
+    "(experiment, profile, folder) of every finished run on disk (`reproduce.finished`): the `committed` ones or `yours` (default profiles: cpu and full)."
     if source not in ("committed", "yours"): raise ValueError(f"source must be 'committed' or 'yours'; got {source!r}")
     folder = committed_dir if source == "committed" else results_dir
     found = []
-    for profile in profiles or REPORTED:
+    for profile in check_profiles(profiles):
         for name in EXPERIMENTS:
             d = folder(name, profile)
-            prov = d / "provenance.json"
-            if prov.exists() and json.loads(prov.read_text()).get("finished_utc"): found.append((name, profile, d))
+            if finished(d) is not None and (d / "provenance.json").exists(): found.append((name, profile, d))
     return found
 
 def published_claims(name: str) -> list[str]:
@@ -214,6 +219,7 @@ def default_report_dir() -> Path:
 
 def build_report(profiles=None, out_dir=None) -> tuple[Path, Path]:
     "Write report.md, report.html and claims.csv (default folder: ./headprune-results/report); returns the first two."
+    profiles = check_profiles(profiles)                    # before anything is written
     found, yours = finished_results(profiles), finished_results(profiles, source="yours")
     out = Path(out_dir) if out_dir else default_report_dir()
     out.mkdir(parents=True, exist_ok=True)

@@ -4,18 +4,19 @@
 
 # %% ../nbs/90_reproduce.ipynb #dc1f8380
 from __future__ import annotations
-import csv, io, json, os, platform, subprocess, sys, tempfile, time
+import contextlib, csv, io, json, os, platform, subprocess, sys, tempfile, time
 from dataclasses import dataclass, field
 from pathlib import Path
 import headprune_nb
 
 # %% auto #0
-__all__ = ['PROFILES', 'EXPERIMENTS', 'INSTALLED', 'USER_RESULTS', 'KERNEL_ARGS', 'KERNEL_ENV', 'COMPLETE', 'GPU_ASSUMPTION',
-           'COST_FILE', 'Experiment', 'get_experiment', 'reproduce_dir', 'results_dir', 'committed_dir', 'write_atomic',
-           'write_csv', 'write_json', 'read_csv', 'other_tasks_rows', 'cached_tensor', 'machine_info', 'provenance',
-           'markdown_table', 'pivot', 'parse_param', 'run_experiment', 'quiet_kernel', 'live_output', 'is_complete',
-           'run_all', 'dry_run_root', 'dry_run_experiment', 'full_cost', 'cost_row', 'dry_run_all', 'cost_table',
-           'cost_line']
+__all__ = ['PROFILES', 'EXPERIMENTS', 'INSTALLED', 'USER_RESULTS', 'LOCK', 'KERNEL_ARGS', 'KERNEL_ENV', 'RESERVED', 'COMPLETE',
+           'GPU_ASSUMPTION', 'COST_FILE', 'Experiment', 'get_experiment', 'reproduce_dir', 'results_dir',
+           'committed_dir', 'umask_mode', 'write_atomic', 'write_csv', 'write_json', 'read_csv', 'other_tasks_rows',
+           'cached_tensor', 'FolderBusy', 'folder_lock', 'machine_info', 'provenance', 'markdown_table', 'pivot',
+           'parse_param', 'run_experiment', 'quiet_kernel', 'live_output', 'notebook_params', 'check_params',
+           'finished', 'unfinish', 'is_complete', 'run_all', 'dry_run_root', 'dry_run_experiment', 'full_cost',
+           'cost_row', 'dry_run_all', 'cost_table', 'cost_line']
 
 # %% ../nbs/90_reproduce.ipynb #28ff10e1
 PROFILES = ("smoke", "cpu", "full")
@@ -121,13 +122,19 @@ def committed_dir(name: str, profile: str) -> Path:
     return reproduce_dir() / "results" / profile / name
 
 # %% ../nbs/90_reproduce.ipynb #69c201f8
+def umask_mode(path, mode: int = 0o666) -> Path:
+    "Give `path` the mode a plain `open` would have (`mode` less the umask): `mkstemp` creates files 0600."
+    mask = os.umask(0); os.umask(mask)
+    os.chmod(path, mode & ~mask)
+    return Path(path)
+
 def write_atomic(path, text: str) -> Path:
-    "Write `text` to `path` atomically (temporary file + rename)."
+    "Write `text` to `path` atomically (temporary file + rename), with the mode the umask gives."
     path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(fd, "w") as f: f.write(text)
-        os.replace(tmp, path)
+        umask_mode(tmp); os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True); raise
     return path
@@ -158,15 +165,38 @@ def other_tasks_rows(path, tasks) -> list[dict]:
     return [r for r in read_csv(path) if r["task"] not in tasks] if path.exists() else []
 
 def cached_tensor(path, compute):
-    "Load what was saved at `path`, or `compute()` it and save it atomically: for expensive intermediates."
+    "Load what was saved at `path` (tensors and plain containers), or `compute()` it and save it atomically."
     import torch
     path = Path(path)
-    if path.exists(): return torch.load(path)
+    if path.exists(): return torch.load(path, weights_only=True)     # tensors and plain containers only
     value = compute()
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent); os.close(fd)
-    torch.save(value, tmp); os.replace(tmp, path)
+    torch.save(value, tmp); umask_mode(tmp); os.replace(tmp, path)
     return value
+
+# %% ../nbs/90_reproduce.ipynb #726c36c8
+LOCK = ".headprune.lock"
+
+class FolderBusy(RuntimeError):
+    "Another process holds the folder's lock."
+
+@contextlib.contextmanager
+def folder_lock(folder, wait: bool = False):
+    "Hold an exclusive lock on `folder` (created if needed); busy: raise `FolderBusy` naming the holder, or `wait`."
+    import fcntl
+    folder = Path(folder); folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / LOCK, "a+") as f:
+        try: fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            f.seek(0); holder = f.read().strip() or "another process"
+            if not wait: raise FolderBusy(f"{folder} is in use by {holder}; wait for that run to end, or use another "
+                                          "folder (--out)") from None
+            print(f"waiting for {folder}: in use by {holder}", file=sys.stderr, flush=True)
+            fcntl.flock(f, fcntl.LOCK_EX)
+        f.seek(0); f.truncate()
+        f.write(f"pid {os.getpid()} ({os.environ.get('HEADPRUNE_COMMAND') or ' '.join(sys.argv)})\n"); f.flush()
+        yield folder
 
 # %% ../nbs/90_reproduce.ipynb #0446a1c7
 def _cpu_name():
@@ -228,12 +258,15 @@ def pivot(rows: list[dict], task: str, methods: list[str], col: str = "metric", 
 # %% ../nbs/90_reproduce.ipynb #2d2594f3
 def parse_param(text: str) -> tuple[str, object]:
     "Parse a `key=value` override; the value is a Python literal if it parses as one."
-    import ast
+    import ast, re
     key, sep, value = text.partition("=")
     if not sep or not key.strip().isidentifier():
         raise ValueError(f"--param expects key=value with a Python identifier as key; got {text!r}")
     try: return key.strip(), ast.literal_eval(value)
-    except (ValueError, SyntaxError): return key.strip(), value
+    except (ValueError, SyntaxError, MemoryError, RecursionError): pass
+    if re.fullmatch(r"[\w.:/@+~-]*", value): return key.strip(), value     # a bare word: a string (device=cuda)
+    raise ValueError(f"--param {key.strip()}={value}: not a Python literal; write lists as [1,2], strings with spaces or "
+                     "brackets in quotes ('a b')")
 
 def run_experiment(name: str, profile: str = "smoke", params: dict | None = None, out_dir=None,
                    command: str | None = None, progress: bool = True) -> Path:
@@ -241,19 +274,21 @@ def run_experiment(name: str, profile: str = "smoke", params: dict | None = None
     import papermill as pm
     exp = get_experiment(name, profile)
     nb = reproduce_dir() / exp.notebook
+    check_params(name, params or {})                    # before anything is created
     out = Path(out_dir) if out_dir else results_dir(name, profile)
-    out.mkdir(parents=True, exist_ok=True)
     parameters = dict(profile=profile, out_dir=str(out.resolve()), **(params or {}))
     env_cmd = os.environ.get("HEADPRUNE_COMMAND")
     os.environ["HEADPRUNE_COMMAND"] = command or env_cmd or f"headprune reproduce {name} --profile {profile}"
-    (out / COMPLETE).unlink(missing_ok=True)            # a re-run is incomplete until it finishes
     try:
-        with quiet_kernel():
-            pm.execute_notebook(str(nb), str(out / exp.notebook), parameters=parameters, kernel_name="python3",
-                                progress_bar=progress, cwd=str(nb.parent), extra_arguments=KERNEL_ARGS,
-                                **live_output(progress))
-        write_json(out / COMPLETE, dict(name=name, profile=profile, params=params or {}, command=os.environ["HEADPRUNE_COMMAND"],
-                                        finished_utc=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())))
+        with folder_lock(out):                          # one run per results folder
+            unfinish(out)                               # a re-run is unfinished until it finishes
+            with quiet_kernel():
+                pm.execute_notebook(str(nb), str(out / exp.notebook), parameters=parameters, kernel_name="python3",
+                                    progress_bar=progress, cwd=str(nb.parent), extra_arguments=KERNEL_ARGS,
+                                    **live_output(progress))
+            write_json(out / COMPLETE, dict(name=name, profile=profile, params=params or {},
+                                            command=os.environ["HEADPRUNE_COMMAND"],
+                                            finished_utc=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())))
     finally:
         if env_cmd is None: os.environ.pop("HEADPRUNE_COMMAND", None)
         else: os.environ["HEADPRUNE_COMMAND"] = env_cmd
@@ -278,14 +313,67 @@ def live_output(progress: bool) -> dict:
     "papermill arguments that stream the cells' printed output (stdout and stderr) to our stderr while they run."
     return dict(stdout_file=sys.stderr, stderr_file=sys.stderr) if progress else {}
 
+# %% ../nbs/90_reproduce.ipynb #00bd7c22
+RESERVED = {"profile": "--profile", "out_dir": "--out"}
+_TYPES = {"int": (int,), "float": (int, float), "str": (str,), "bool": (bool,), "list": (list, tuple),
+          "tuple": (list, tuple), "dict": (dict,), "None": (type(None),)}
+
+def notebook_params(name: str) -> dict[str, dict]:
+    "An experiment's notebook parameters as papermill reads them: name -> {default, inferred_type_name, help}."
+    import papermill as pm
+    return pm.inspect_notebook(str(reproduce_dir() / get_experiment(name).notebook))
+
+def _declared(spec: dict) -> tuple | None:
+    "Python types a parameter accepts: from its annotation, else from its default; None when anything goes."
+    import ast
+    ann = spec.get("inferred_type_name") or "None"
+    if ann != "None":
+        parts = [t.strip().split("[")[0] for t in ann.split("|")]
+        if all(p in _TYPES for p in parts): return sum((_TYPES[p] for p in parts), ())
+        return None
+    try: default = ast.literal_eval(spec.get("default") or "None")
+    except (ValueError, SyntaxError): return None
+    if default is None: return None
+    return _TYPES.get(type(default).__name__, (type(default),))
+
+def check_params(name: str, params: dict) -> None:
+    "Refuse overrides the notebook of `name` has no parameter for, or whose value does not fit its type."
+    spec = notebook_params(name)
+    for k, v in params.items():
+        if k in RESERVED: raise ValueError(f"--param {k}=...: use {RESERVED[k]} to set the {k.replace('_', ' ')}")
+        if k not in spec:
+            raise ValueError(f"--param {k}: {name} has no parameter {k!r}; its parameters are "
+                             f"{', '.join(p for p in spec if p not in RESERVED)}")
+        ok = _declared(spec[k])
+        if v is None or ok is None: continue
+        if isinstance(v, bool) and bool not in ok or not isinstance(v, ok):
+            want = spec[k]["inferred_type_name"] if spec[k].get("inferred_type_name", "None") != "None" else \
+                   f"{ok[-1].__name__} like the default {spec[k]['default']}"
+            raise ValueError(f"--param {k}={v!r}: {name} expects {want}")
+
 # %% ../nbs/90_reproduce.ipynb #46949680
 COMPLETE = "complete.json"
 
+def finished(out) -> dict | None:
+    "What `complete.json` in `out` says about the run that finished there (None: no finished run). The one definition."
+    p = Path(out) / COMPLETE
+    try: return json.loads(p.read_text()) if p.exists() else None
+    except ValueError: return None
+
+def unfinish(out) -> None:
+    "Mark folder `out` unfinished at the start of a (re-)run: no complete.json, no finish time left in provenance.json."
+    out = Path(out)
+    (out / COMPLETE).unlink(missing_ok=True)
+    prov = out / "provenance.json"
+    if prov.exists():
+        try: p = json.loads(prov.read_text())
+        except ValueError: return
+        if "finished_utc" in p: write_json(prov, dict({k: v for k, v in p.items() if k != "finished_utc"}, unfinished=True))
+
 def is_complete(out, profile: str, params: dict | None = None) -> bool:
     "Did a run with this profile and these parameters finish in folder `out`?"
-    p = Path(out) / COMPLETE
-    if not p.exists(): return False
-    done = json.loads(p.read_text())
+    done = finished(out)
+    if done is None: return False
     return done.get("profile") == profile and done.get("params") == (params or {})
 
 def run_all(profile: str, params: dict | None = None, out_root=None, force: bool = False, progress: bool = True,

@@ -4,7 +4,7 @@
 
 # %% ../nbs/06_train.ipynb #b0798109
 from __future__ import annotations
-import contextlib, csv, math, os, random, tempfile, time
+import contextlib, csv, functools, math, os, pickle, random, tempfile, time
 from dataclasses import dataclass, asdict, field
 from pathlib import Path
 import torch
@@ -12,11 +12,11 @@ from torch import nn
 import torch.nn.functional as F
 from tqdm.auto import tqdm
 from .gates import head_gates
-from .reproduce import write_csv
+from .reproduce import write_csv, umask_mode, folder_lock
 
 # %% auto #0
-__all__ = ['HeadPruner', 'TrainConfig', 'lr_factor', 'task_loss', 'save_checkpoint', 'train', 'accuracy', 'translate_batches',
-           'translate', 'bleu']
+__all__ = ['HeadPruner', 'TrainConfig', 'lr_factor', 'task_loss', 'save_checkpoint', 'load_checkpoint', 'train', 'accuracy',
+           'translate_batches', 'translate', 'bleu']
 
 # %% ../nbs/06_train.ipynb #6bf93682
 class HeadPruner(nn.Module):
@@ -76,21 +76,47 @@ def task_loss(model: nn.Module, batch: dict, label_smoothing: float = 0.0) -> to
 
 # %% ../nbs/06_train.ipynb #2ef89c4e
 def _rng_state():
-    s = dict(python=random.getstate(), torch=torch.get_rng_state())
+    "RNG states as tensors and plain lists, so that a checkpoint loads with weights_only=True."
+    import numpy as np
+    version, internal, gauss = random.getstate()
+    _, keys, pos, has_gauss, cached = np.random.get_state()
+    s = dict(python=[version, list(internal), gauss], torch=torch.get_rng_state(),
+             numpy=dict(keys=torch.from_numpy(keys.astype(np.int64)), pos=int(pos), has_gauss=int(has_gauss), cached=float(cached)))
     if torch.cuda.is_available(): s["cuda"] = torch.cuda.get_rng_state_all()
     return s
 
 def _set_rng_state(s):
-    random.setstate(s["python"]); torch.set_rng_state(s["torch"])
+    import numpy as np
+    version, internal, gauss = s["python"]
+    random.setstate((version, tuple(internal), gauss)); torch.set_rng_state(s["torch"])
+    if "numpy" in s:
+        n = s["numpy"]
+        np.random.set_state(("MT19937", n["keys"].numpy().astype(np.uint32), n["pos"], n["has_gauss"], n["cached"]))
     if "cuda" in s and torch.cuda.is_available(): torch.cuda.set_rng_state_all(s["cuda"])
 
 def save_checkpoint(path, **state) -> Path:
-    "Atomically save a training state (tensors, optimizer and RNG states) to `path`."
+    "Atomically save a training state (tensors, optimizer and RNG states, plain values) to `path`."
     path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent); os.close(fd)
-    torch.save(state, tmp)
-    os.replace(tmp, path)
+    try:
+        torch.save(state, tmp); umask_mode(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True); raise
     return path
+
+def load_checkpoint(path, map_location="cpu") -> dict:
+    "Load what `save_checkpoint` wrote: tensors and plain containers only; anything else is refused, never unpickled."
+    try: return torch.load(path, map_location=map_location, weights_only=True)
+    except pickle.UnpicklingError as e:
+        why = [l.strip() for l in str(e).splitlines() if l.strip() and "Weights only load failed" not in l
+               and not l.startswith(("Please file", "Check the documentation"))]
+        raise ValueError(f"{path} cannot be loaded safely ({' '.join(why)[:200] or 'unpickling refused'}): a checkpoint "
+                         "holds only tensors and plain containers, anything else is refused, never unpickled; delete "
+                         "the file to start that run over") from None
+    except (RuntimeError, EOFError) as e:
+        raise ValueError(f"{path} is not a readable checkpoint ({type(e).__name__}: {str(e)[:200]}); delete it to "
+                         "start that run over") from None
 
 # %% ../nbs/06_train.ipynb #bbfc7a3b
 def _optimizer(model, pruner, cfg):
@@ -144,7 +170,7 @@ def train(model: nn.Module, batches, cfg: TrainConfig, pruner: HeadPruner | None
     step, prior_seconds = 0, 0.0
     start_epoch, skip = divmod(cfg.start_step, per_epoch)   # where a continued run picks up the data
     if resume and ckpt is not None and ckpt.exists():
-        st = torch.load(ckpt, weights_only=False, map_location=dev)
+        st = load_checkpoint(ckpt, map_location=dev)
         _check_same_config(ckpt, st.get("config"), cfg)
         model.load_state_dict(st["model"]); opt.load_state_dict(st["optimizer"]); sched.load_state_dict(st["scheduler"])
         if pruner is not None: pruner.load_state_dict(st["pruner"])
@@ -203,6 +229,14 @@ def train(model: nn.Module, batches, cfg: TrainConfig, pruner: HeadPruner | None
     if not metrics and evaluate is not None and start_epoch >= cfg.epochs: run_eval(cfg.epochs - 1)  # resumed a finished run
     model.eval()
     return dict(metrics, steps=step, train_seconds=round(seconds(), 1))
+
+# %% ../nbs/06_train.ipynb #46297c3a
+_train_loop = train
+
+@functools.wraps(_train_loop)
+def train(model: nn.Module, batches, cfg: TrainConfig, pruner: HeadPruner | None = None, evaluate=None, out_dir=None, **kw) -> dict:
+    with folder_lock(out_dir, wait=True) if out_dir is not None else contextlib.nullcontext():
+        return _train_loop(model, batches, cfg, pruner, evaluate, out_dir, **kw)
 
 # %% ../nbs/06_train.ipynb #7a7422e9
 @torch.no_grad()
