@@ -168,7 +168,7 @@ class PassPruner(HeadPruner):
     def __init__(self, H: int, K: int, lam_base: float = 1e-5, lam_0: float = 1000.0, n_step: float = 1000,
                  clip: tuple = (-5.0, 5.0), reopen_at: tuple | None = None, reopen_decay: float = 1.0, conf_steps: int = 20,
                  closed_q0: float = 0.95, init: float | None = None, beta: float = BETA, gamma: float = GAMMA, zeta: float = ZETA,
-                 variant: str = "paper", sizes: list[int] | None = None, lam_max: float | None = None,
+                 variant: str = "paper", sizes: list[int] | None = None, lam_max: float = 1e6,
                  lam_c_cap: float = 3000.0, eps: float = 1e-6):
         super().__init__()
         if variant not in ("paper", "code"): raise ValueError(f"variant must be 'paper' or 'code'; got {variant!r}")
@@ -181,7 +181,7 @@ class PassPruner(HeadPruner):
                     a = math.sqrt(6 / (part.numel() + 1)); part.uniform_(-a, a)
         if reopen_at is None: reopen_at = PASS_CODE_STEPS if variant == "code" else ()
         self.lam_args, self.clip, self.closed_q0 = (lam_base, lam_0, n_step), clip, closed_q0
-        self.lam_max = (1e6 if variant == "paper" else math.inf) if lam_max is None else lam_max
+        self.lam_max = lam_max                  # both variants (their code has no cap: see the table)
         self.reopen_at, self.reopen_decay, self.conf_steps = tuple(sorted(reopen_at)), reopen_decay, conf_steps
         self.lam_c_cap, self.eps, self.draws = lam_c_cap, eps, None     # draws: an iterator of uniforms (replays)
         self.register_buffer("conf_sum", torch.zeros(H, dtype=torch.float64))
