@@ -15,8 +15,9 @@ from .hard_concrete import HardConcrete, prob_closed, prob_open, BETA, GAMMA, ZE
 from .dsp import mask_str
 
 # %% auto #0
-__all__ = ['target_sparsity', 'almost_sure', 'gate_states', 'r_base', 'r_pass', 'r_conc', 'escalate', 'adaptive_lambda_c',
-           'reopen_probs', 'reopen', 'PassPruner', 'PassConcPruner']
+__all__ = ['PASS_CODE_STEPS', 'PASS_CODE_TOTAL', 'target_sparsity', 'almost_sure', 'gate_states', 'r_base', 'r_pass', 'r_conc',
+           'escalate', 'adaptive_lambda_c', 'reopen_probs', 'reopen', 'pass_probs', 'pass_sparsifier', 'target_closed',
+           'gate_counts', 'lambda_update', 'lambda_c_code', 'reopen_code', 'code_steps', 'PassPruner', 'PassConcPruner']
 
 # %% ../nbs/14_almost_sure.ipynb #01d044a7
 def target_sparsity(K: int, N: int) -> float:
@@ -84,36 +85,132 @@ def reopen(phi: torch.Tensor, closed: torch.Tensor, probs: torch.Tensor, open_va
     with torch.no_grad(): phi[hit.to(phi.device)] = open_value
     return hit
 
+# %% ../nbs/14_almost_sure.ipynb #9078fad6
+PASS_CODE_STEPS = (2000, 3000, 4000)   # their clip / reopen / lambda_c steps: 1000 < step < 5000 and step % 1000 == 0
+PASS_CODE_TOTAL = 36816                # their BERT run: 3 epochs of MNLI (392,702 examples) at batch 32
+
+def pass_probs(log_alpha: torch.Tensor, beta: float = BETA, gamma: float = GAMMA, zeta: float = ZETA,
+               eps: float = 1e-6) -> tuple:
+    "(q0, q1, q_nb) as PASS's code: each clamped to [eps, 1 - eps]; q_nb = 1 - (q1 + q0) from the unclamped q0, q1."
+    q0, q1 = prob_closed(log_alpha, beta, gamma, zeta), prob_open(log_alpha, beta, gamma, zeta)
+    return q0.clamp(eps, 1 - eps), q1.clamp(eps, 1 - eps), (1 - (q1 + q0)).clamp(eps, 1 - eps)
+
+def pass_sparsifier(q0: torch.Tensor, q1: torch.Tensor, q_nb: torch.Tensor, s: float) -> torch.Tensor:
+    "Their R_pass: |sN - sum q0| + |(1-s)N - sum q1| + sum q_nb, on the clamped probabilities (N = number of gates)."
+    N = q0.numel()
+    return (s * N - q0.sum()).abs() + ((1 - s) * N - q1.sum()).abs() + q_nb.sum()
+
+# %% ../nbs/14_almost_sure.ipynb #a43e86d8
+def target_closed(K: int, N: int) -> int:
+    "Their target number of closed gates: int((1 - K/N) * N) in floating point (143 - K for some K when N = 144)."
+    return int((1 - check_k(K, N) / N) * N)
+
+def gate_counts(log_alpha: torch.Tensor, K: int, clip: tuple = (-5.0, 5.0)) -> dict:
+    "Gates their trainer counts as closed (phi <= clip low) and open (phi >= clip high), and whether the targets are met."
+    la = log_alpha.detach().flatten()
+    closed, open_ = la <= clip[0], la >= clip[1]
+    t, N = target_closed(K, la.numel()), la.numel()
+    n_closed, n_open = int(closed.sum()), int(open_.sum())
+    return dict(target_closed=t, closed=closed, open=open_, n_closed=n_closed, n_open=n_open,
+                met=int(n_closed == t and n_open == N - t))
+
+def lambda_update(lam: float, counter: int, met: bool, lam_init: float = 1e-5, base: float = 1000.0,
+                  steps_per_factor: float = 1000, lam_max: float = math.inf) -> tuple:
+    "After a step: if the targets are unmet, lam = lam_init * base ** (counter / steps_per_factor) and counter += 1."
+    if met: return lam, counter
+    e = counter / steps_per_factor * math.log(base) + math.log(lam_init)
+    new = math.inf if e > 709 else lam_init * base ** (counter / steps_per_factor)   # float overflow: inf, not an error
+    return min(new, lam_max), counter + 1
+
+# %% ../nbs/14_almost_sure.ipynb #9618e8b3
+def lambda_c_code(log_alpha: torch.Tensor, sizes: list[int], cap: float = 3000.0, clip: tuple = (-5.0, 5.0),
+                  beta: float = BETA, gamma: float = GAMMA, zeta: float = ZETA) -> tuple:
+    "Their lambda_c: min(cap, 2 max(r(x), 1) / max(1e-8, prod of the other q0 of the layer)) over non-closed gates x."
+    a = beta * math.log(-gamma / zeta)
+    sig = lambda x: 1 / (1 + math.exp(-x))
+    la = log_alpha.detach().double().flatten().cpu().clamp(*clip)
+    index, bounds, start = [], [], 0
+    for n in sizes:
+        layer = la[start:start + n]
+        q0 = 1 / (1 + torch.exp(-(a - layer)))                       # unclamped P(z = 0)
+        for i in range(n):
+            x = float(layer[i])
+            if x > clip[0]:
+                ratio = max(sig(a + x) * sig(-a - x) / (sig(a - x) * sig(-a + x)), 1.0)   # q1' / |q0'|
+                others = q0.clone(); others[i] = 1.0
+                index.append(start + i); bounds.append(2 * ratio / max(1e-8, float(others.prod())))
+        start += n
+    return min([cap] + bounds), index, bounds
+
+def reopen_code(log_alpha: torch.Tensor, confidence: torch.Tensor, uniforms=None, clip: tuple = (-5.0, 5.0),
+                scale: float = 1.0, generator=None) -> dict:
+    "Their clip-and-reopen: probability confidence / max confidence; one draw per closed gate, in flat (layer-major) order."
+    prob = confidence.detach().double().flatten().cpu()
+    prob = prob / prob.max() * scale
+    la = log_alpha.detach().double().flatten().cpu().clamp(*clip)
+    closed = la <= clip[0]
+    draws = iter(uniforms) if uniforms is not None else None
+    reopened = torch.zeros_like(closed)
+    for i in range(la.numel()):
+        if closed[i]:
+            u = next(draws) if draws is not None else torch.rand((), generator=generator, dtype=torch.float64).item()
+            if u < prob[i]: la[i], reopened[i] = clip[1], True
+    return dict(reopen_prob=prob, closed_before=closed, log_alpha_after=la, reopened=reopened)
+
+def code_steps(steps: int, total: int = PASS_CODE_TOTAL, at: tuple = PASS_CODE_STEPS) -> tuple:
+    "Their step numbers `at` (of a `total`-step run) moved onto a phase of `steps` steps by their share of the run."
+    return tuple(sorted({round(s * steps / total) for s in at} & set(range(1, steps))))
+
 # %% ../nbs/14_almost_sure.ipynb #ec6c985f
 class PassPruner(HeadPruner):
-    "PASS: Hard Concrete gates with penalty lambda(t) R_pass, clipping of phi, and confidence-guided reopening."
+    "PASS: Hard Concrete gates with penalty lambda R_pass, clipping of phi, and confidence-guided reopening (`variant`: 'paper' or 'code')."
+    concentrator = False
     def __init__(self, H: int, K: int, lam_base: float = 1e-5, lam_0: float = 1000.0, n_step: float = 1000,
-                 clip: tuple = (-5.0, 5.0), reopen_at: tuple = (), reopen_decay: float = 1.0, conf_steps: int = 20,
-                 closed_q0: float = 0.95, init: float | None = None, beta: float = BETA, gamma: float = GAMMA, zeta: float = ZETA):
+                 clip: tuple = (-5.0, 5.0), reopen_at: tuple | None = None, reopen_decay: float = 1.0, conf_steps: int = 20,
+                 closed_q0: float = 0.95, init: float | None = None, beta: float = BETA, gamma: float = GAMMA, zeta: float = ZETA,
+                 variant: str = "paper", sizes: list[int] | None = None, lam_max: float = 1e6,
+                 lam_c_cap: float = 3000.0, eps: float = 1e-6):
         super().__init__()
-        self.K, self.s = check_k(K, H), target_sparsity(K, H)
+        if variant not in ("paper", "code"): raise ValueError(f"variant must be 'paper' or 'code'; got {variant!r}")
+        if sizes is not None and sum(sizes) != H: raise ValueError(f"layer sizes {sizes} sum to {sum(sizes)}, not H={H}")
+        self.K, self.s, self.variant, self.sizes = check_k(K, H), target_sparsity(K, H), variant, (list(sizes) if sizes else None)
         self.gate = HardConcrete(H, init, beta, gamma, zeta)
+        if variant == "code" and init is None:      # Xavier-uniform per layer of shape [1, heads, 1, 1]: +-sqrt(6 / (heads + 1))
+            with torch.no_grad():
+                for part in torch.split(self.gate.log_alpha, self.sizes or [H]):
+                    a = math.sqrt(6 / (part.numel() + 1)); part.uniform_(-a, a)
+        if reopen_at is None: reopen_at = PASS_CODE_STEPS if variant == "code" else ()
         self.lam_args, self.clip, self.closed_q0 = (lam_base, lam_0, n_step), clip, closed_q0
+        self.lam_max = lam_max                  # both variants (their code has no cap: see the table)
         self.reopen_at, self.reopen_decay, self.conf_steps = tuple(sorted(reopen_at)), reopen_decay, conf_steps
+        self.lam_c_cap, self.eps, self.draws = lam_c_cap, eps, None     # draws: an iterator of uniforms (replays)
         self.register_buffer("conf_sum", torch.zeros(H, dtype=torch.float64))
         self.register_buffer("conf_n", torch.zeros((), dtype=torch.long))
         self.register_buffer("rounds", torch.zeros((), dtype=torch.long))      # reopening rounds done
         self.register_buffer("reopened", torch.zeros((), dtype=torch.long))    # gates reopened so far
+        if variant == "code":                                                   # their trainer's state
+            self.register_buffer("lam_now", torch.tensor(float(lam_base), dtype=torch.float64))
+            self.register_buffer("counter", torch.zeros((), dtype=torch.long))
+            self.register_buffer("lam_c_now", torch.zeros((), dtype=torch.float64))
 
-    def lam(self, step: int) -> float: return escalate(step, *self.lam_args)
+    def lam(self, step: int) -> float:
+        "lambda in effect at `step` (code: the value set after the previous step)."
+        return float(self.lam_now) if self.variant == "code" else escalate(step, *self.lam_args, lam_max=self.lam_max)
 
     def clip_(self):
-        "Clip phi into the clip range (lazily: before each use, which is the same as after each optimizer step)."
+        "Clip phi into the clip range (lazily: before each use, which is the same as after each optimizer step); not in 'code'."
+        if self.variant == "code": return
         with torch.no_grad(): self.gate.log_alpha.clamp_(*self.clip)
 
     def q(self):
-        "(q0, q1) of every gate."
+        "(q0, q1) of every gate (code: clamped to [eps, 1 - eps])."
+        if self.variant == "code": return pass_probs(self.gate.log_alpha, self.gate.beta, self.gate.gamma, self.gate.zeta, self.eps)[:2]
         self.clip_()
         return self.gate.prob_closed(), self.gate.prob_open()
 
     def gates(self, step: int) -> torch.Tensor:
         self.clip_()
-        if self.training:
+        if self.training and self.variant == "paper":
             if self.rounds < len(self.reopen_at) and step >= self.reopen_at[int(self.rounds)]: self._reopen()
         return self.gate()
 
@@ -125,36 +222,74 @@ class PassPruner(HeadPruner):
         self.rounds += 1; self.conf_sum.zero_(); self.conf_n.zero_()
 
     def wants_confidence(self, step: int) -> bool:
+        if not self.training: return False
+        if self.variant == "code":      # the conf_steps steps up to and including the next clip step
+            return any(s - self.conf_steps < step <= s for s in self.reopen_at)
         nxt = self.reopen_at[int(self.rounds)] if self.rounds < len(self.reopen_at) else None
-        return self.training and nxt is not None and nxt - self.conf_steps <= step < nxt
+        return nxt is not None and nxt - self.conf_steps <= step < nxt
 
     def observe_confidence(self, confidence: torch.Tensor) -> None:
         self.conf_sum += confidence.to(self.conf_sum); self.conf_n += 1
 
-    def penalty(self, step: int) -> torch.Tensor: return self.lam(step) * r_pass(*self.q(), self.s)
+    def penalty(self, step: int) -> torch.Tensor:
+        if self.variant == "paper": return self.lam(step) * r_pass(*self.q(), self.s)
+        g = self.gate
+        q0, q1, qnb = pass_probs(g.log_alpha, g.beta, g.gamma, g.zeta, self.eps)
+        pen = float(self.lam_now) * pass_sparsifier(q0, q1, qnb, self.s)
+        if self.concentrator and float(self.lam_c_now): pen = pen + float(self.lam_c_now) * r_conc(q0, self.sizes)
+        if self.training: self.code_step(step)   # after the penalty's graph is built: their update after the backward
+        return pen
+
+    @torch.no_grad()
+    def code_step(self, step: int) -> dict:
+        "Their trainer's bookkeeping after step `step`: lambda and its counter, then (at clip steps) clip, reopen, lambda_c."
+        la = self.gate.log_alpha
+        c = gate_counts(la, self.K, self.clip)
+        lam, counter = lambda_update(float(self.lam_now), int(self.counter), bool(c["met"]), *self.lam_args, lam_max=self.lam_max)
+        self.lam_now.fill_(lam); self.counter.fill_(counter)
+        clip_now, n_closed, min_conc = step in self.reopen_at, c["n_closed"], self.lam_c_cap
+        if clip_now:
+            if self.conf_n > 0:
+                res = reopen_code(la, self.conf_sum / self.conf_n, self.draws, self.clip, self.reopen_decay ** int(self.rounds))
+                after = res["log_alpha_after"]; self.reopened += int(res["reopened"].sum())
+            else: after = la.detach().double().cpu().clamp(*self.clip)
+            la.copy_(after.to(la))
+            g = self.gate
+            if self.concentrator: min_conc = lambda_c_code(la, self.sizes, self.lam_c_cap, self.clip, g.beta, g.gamma, g.zeta)[0]
+            self.rounds += 1; self.conf_sum.zero_(); self.conf_n.zero_()
+            n_closed = int((la <= self.clip[0]).sum())
+        lam_c_set = False
+        if n_closed >= c["target_closed"]: self.lam_c_now.zero_()
+        elif clip_now and self.concentrator: self.lam_c_now.fill_(min_conc); lam_c_set = True
+        return dict(met=c["met"], clipped=clip_now, lam_c_set=lam_c_set)
 
     def keep_mask(self, K: int | None = None) -> torch.Tensor:
         "The K heads (default: the target) most likely open."
         return self.gate.most_open(self.K if K is None else K)
 
     def log_row(self, step: int) -> dict:
+        extra = {} if self.variant == "paper" else dict(counter=int(self.counter), **{k: v for k, v in gate_counts(
+            self.gate.log_alpha, self.K, self.clip).items() if k in ("n_closed", "n_open", "met")})
         return dict(lam=self.lam(step), **gate_states(*(x.detach() for x in self.q())), reopened=int(self.reopened),
-                    selected=mask_str(self.keep_mask()))
+                    selected=mask_str(self.keep_mask()), **extra)
 
 # %% ../nbs/14_almost_sure.ipynb #3c8f85b7
 class PassConcPruner(PassPruner):
-    "PASSCONC: PASS plus the concentrator over attention layers of `sizes` heads, active for steps in `window`."
+    "PASSCONC: PASS plus the concentrator over attention layers of `sizes` heads ('paper': active for steps in `window`)."
+    concentrator = True
     def __init__(self, H: int, K: int, sizes: list[int], window: tuple = (2000, 5000), **kw):
-        super().__init__(H, K, **kw)
         if sum(sizes) != H: raise ValueError(f"layer sizes {sizes} sum to {sum(sizes)}, not H={H}")
-        self.sizes, self.window = list(sizes), tuple(window)
+        super().__init__(H, K, sizes=sizes, **kw)
+        self.window = tuple(window)
 
     def lam_c(self, step: int) -> float:
+        if self.variant == "code": return float(self.lam_c_now)
         if not self.window[0] <= step < self.window[1]: return 0.0
         g = self.gate
         return adaptive_lambda_c(g.log_alpha, self.s, self.sizes, self.lam(step), g.beta, g.gamma, g.zeta)
 
     def penalty(self, step: int) -> torch.Tensor:
+        if self.variant == "code": return super().penalty(step)
         lc = self.lam_c(step)
         pen = super().penalty(step)
         return pen + lc * r_conc(self.gate.prob_closed(), self.sizes) if lc else pen

@@ -4,40 +4,82 @@
 
 # %% ../nbs/20_api.ipynb #3e1364dc
 from __future__ import annotations
-import math
+import inspect, math
 import torch
 from torch import nn
 from .heads import HeadIndex, check_k, top_k_mask
 from .prune import prune_heads
 from .train import TrainConfig, HeadPruner, train
 from .michel import head_importance
-from .dsp import DSPPruner
+from .dsp import DSPPruner, STEPruner
 from .voita import VoitaPruner
-from .almost_sure import PassPruner, PassConcPruner
+from .almost_sure import PassPruner, PassConcPruner, PASS_CODE_STEPS, PASS_CODE_TOTAL, code_steps
 from .lag import LagPruner
 
 # %% auto #0
-__all__ = ['METHODS', 'GATE_LR', 'make_pruner', 'prune_to_k']
+__all__ = ['METHODS', 'VARIANTS', 'HP', 'PASS_SCHEDULES', 'CODE_TRAIN_OPTIONS', 'model_family', 'make_pruner', 'prune_to_k']
 
 # %% ../nbs/20_api.ipynb #97b3acfe
-METHODS = ("michel", "dsp", "voita", "pass", "passconc", "lag")
-GATE_LR = {"dsp": 0.5, "voita": 0.1, "pass": 0.5, "passconc": 0.5, "lag": 0.5}
+METHODS = ("michel", "dsp", "ste", "voita", "pass", "passconc", "lag")
+VARIANTS = ("paper", "code")
+# Every joint method's defaults, per model family ('cls': BERT-like encoders, 'mt': Enc-Dec), in one place.
+HP = {"dsp": {"cls": dict(tau_ini=1000.0, tau_end=1e-8, cooldown=0.68, gate_lr=0.5),   # DSP Appendix A; N_cooldown as a share:
+              "mt": dict(tau_ini=0.1, tau_end=1e-8, cooldown=0.23, gate_lr=0.2)},      # 25,000 of 36.8k, 15,000 of ~66k steps
+      "ste": {"cls": dict(gate_lr=0.5), "mt": dict(gate_lr=0.2)},                     # DSP's learning rate for w
+      "voita": {"cls": dict(lam=0.01, gate_lr=0.1), "mt": dict(lam=0.01, gate_lr=0.1)},   # DSP's re-run: gate lr 0.1
+      "pass": {"cls": dict(lam_base=1e-5, lam_0=1000.0, reopen_decay=1.0), "mt": dict(lam_base=1.0, lam_0=2.0, reopen_decay=0.9)},
+      "lag": {"cls": dict(warmup_share=0.5, gate_lr=0.5), "mt": dict(warmup_share=0.5, gate_lr=0.5)}}   # PASS's gate lr
+HP["passconc"] = HP["pass"]
+# PASS's schedules as shares of the phase. 'code': their BERT trainer's clip steps 2000/3000/4000 and n_step 1000 of its
+# 36,816 steps (MT: every epoch from the second of 30, about 1,100 steps each); 'paper': the paper's steps by share of its
+# run; 'cpu': tuned for a ~100-step cpu phase (n_step a tenth of it, one reopening round; see reproduce/pass2023).
+PASS_SCHEDULES = {
+    "code": {"cls": dict(clip=tuple(s / PASS_CODE_TOTAL for s in PASS_CODE_STEPS), n_step=1000 / PASS_CODE_TOTAL, gate_lr=0.5),
+             "mt": dict(clip=tuple(e / 30 for e in range(2, 30)), n_step=1000 / 33000, gate_lr=0.2)},
+    "paper": {"cls": dict(n_step=1000 / PASS_CODE_TOTAL, reopen=tuple(s / PASS_CODE_TOTAL for s in PASS_CODE_STEPS),
+                          window=(2000 / PASS_CODE_TOTAL, 5000 / PASS_CODE_TOTAL), gate_lr=0.5),
+              "mt": dict(n_step=1000 / 33000, reopen=tuple(e / 30 for e in range(2, 30)), window=(20000 / 33000, 26000 / 33000),
+                         gate_lr=0.2)},
+    "cpu": {"cls": dict(n_step=0.1, reopen=(0.3,), window=(0.15, 0.45), gate_lr=0.5),
+            "mt": dict(n_step=0.04, reopen=(), window=(0.45, 0.8), gate_lr=1.0)}}
+CODE_TRAIN_OPTIONS = dict(clip_gates=True, gate_warmup=False)   # their code: the gradient-norm clip covers the gates; no warm-up
 
-def make_pruner(method: str, model: nn.Module, K: int, steps: int, **kw) -> HeadPruner:
-    "The `HeadPruner` of a joint method for `model`, keeping `K` heads, its schedule fitted to a run of `steps` steps."
+def model_family(model: nn.Module) -> str:
+    "'mt' for an encoder-decoder, else 'cls': which of the papers' two settings a model's defaults come from."
+    return "mt" if getattr(getattr(model, "config", None), "is_encoder_decoder", False) else "cls"
+
+def _shares_to_steps(shares, steps: int) -> tuple:
+    return tuple(sorted({max(1, round(x * steps)) for x in shares} & set(range(1, steps))))
+
+def make_pruner(method: str, model: nn.Module, K: int, steps: int, variant: str = "code", schedule: str = "cpu",
+                **kw) -> HeadPruner:
+    "The `HeadPruner` of a joint method for `model` and `K`, its schedule fitted to `steps` steps; `pruner.train_options` holds its gate lr and trainer options."
+    if method not in HP: raise ValueError(f"unknown method {method!r}; choose one of {', '.join(HP)} (michel needs no pruner)")
+    if variant not in VARIANTS: raise ValueError(f"variant must be one of {', '.join(VARIANTS)}; got {variant!r}")
     index = HeadIndex.from_model(model)
-    H = index.H
+    H, fam = index.H, model_family(model)
     check_k(K, H)
+    hp = dict(HP[method][fam])
     at = lambda share: max(1, round(share * steps))
-    if method == "dsp": return DSPPruner(H, K, **dict(dict(tau_ini=1000.0, tau_end=1e-8, n_cooldown=at(0.68)), **kw))
-    if method == "voita": return VoitaPruner(H, **dict(dict(lam=0.01), **kw))
-    pas = dict(lam_base=1e-5, lam_0=1000.0, n_step=max(1.0, 0.1 * steps), reopen_at=(at(0.3),) if steps >= 10 else (),
-               conf_steps=max(1, min(20, at(0.3) - 1)))
-    if method == "pass": return PassPruner(H, K, **dict(pas, **kw))
-    if method == "passconc":
-        return PassConcPruner(H, K, [s.n_heads for s in index.sites], **dict(pas, window=(at(0.15), at(0.45)), **kw))
-    if method == "lag": return LagPruner(H, K, **dict(dict(warmup=steps // 2), **kw))
-    raise ValueError(f"unknown method {method!r}; choose one of {', '.join(METHODS)} (michel needs no pruner)")
+    if method == "dsp":
+        tau_end = hp["tau_end"] if kw.pop("anneal", True) else hp["tau_ini"]     # anneal=False: tau stays at tau_ini
+        cls, args, gate_lr = DSPPruner, dict(K=K, tau_ini=hp["tau_ini"], tau_end=tau_end, n_cooldown=at(hp["cooldown"])), hp["gate_lr"]
+    elif method == "ste": cls, args, gate_lr = STEPruner, dict(K=K), hp["gate_lr"]
+    elif method == "voita": cls, args, gate_lr = VoitaPruner, dict(lam=hp["lam"]), hp["gate_lr"]
+    elif method == "lag": cls, args, gate_lr = LagPruner, dict(K=K, warmup=int(hp["warmup_share"] * steps)), hp["gate_lr"]
+    else:
+        if variant == "paper" and schedule not in ("paper", "cpu"): raise ValueError(f"schedule must be 'paper' or 'cpu'; got {schedule!r}")
+        sc = PASS_SCHEDULES["code" if variant == "code" else schedule][fam]
+        rounds = _shares_to_steps(sc["clip" if variant == "code" else "reopen"], steps)
+        first_gaps = [b - a for a, b in zip((-1,) + rounds, rounds)]          # confidence over at most 20 steps before each round
+        args = dict(K=K, lam_base=hp["lam_base"], lam_0=hp["lam_0"], n_step=sc["n_step"] * steps, reopen_at=rounds,
+                    reopen_decay=hp["reopen_decay"], conf_steps=max(1, min([20] + first_gaps)), sizes=[s.n_heads for s in index.sites])
+        cls, gate_lr = (PassConcPruner if method == "passconc" else PassPruner), sc["gate_lr"]
+        if method == "passconc" and variant == "paper": args["window"] = (at(sc["window"][0]), at(sc["window"][1]))
+    if "variant" in inspect.signature(cls.__init__).parameters: args["variant"] = variant
+    pruner = cls(H, **dict(args, **kw))
+    pruner.train_options = dict(gate_lr=gate_lr, **(CODE_TRAIN_OPTIONS if variant == "code" and method != "lag" else {}))
+    return pruner
 
 # %% ../nbs/20_api.ipynb #e8f71aec
 def prune_to_k(model: nn.Module, batches, K: int, method: str = "dsp", epochs: int = 1, lr: float = 2e-5,
@@ -56,8 +98,10 @@ def prune_to_k(model: nn.Module, batches, K: int, method: str = "dsp", epochs: i
     else:
         steps = epochs * len(get(0))
         pruner = make_pruner(method, model, K, steps, **pruner_kw)
-        cfg = TrainConfig(epochs=epochs, lr=lr, gate_lr=gate_lr or GATE_LR[method], schedule="linear",
-                          warmup_steps=int(warmup_share * steps), device=device)
+        opts = pruner.train_options
+        cfg = TrainConfig(epochs=epochs, lr=lr, gate_lr=gate_lr or opts["gate_lr"], schedule="linear",
+                          warmup_steps=int(warmup_share * steps), device=device, clip_gates=opts.get("clip_gates", False),
+                          gate_warmup=opts.get("gate_warmup", True))
         train(model, get, cfg, pruner=pruner, out_dir=out_dir, resume=out_dir is not None, progress=progress)
         keep = pruner.keep_mask(K).cpu()
     return prune_heads(model, keep).eval(), keep

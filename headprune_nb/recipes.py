@@ -17,7 +17,8 @@ from .train import TrainConfig, train, task_loss, accuracy, translate, bleu
 __all__ = ['CLS_RECIPES', 'MT_RECIPES', 'ORIGIN', 'cache_dir', 'ClsRecipe', 'cls_data', 'cls_model', 'run_cls_recipe', 'MtRecipe',
            'train_config', 'translation_data', 'mt_model', 'mt_batches', 'mt_valid_loss', 'run_mt_recipe', 'Trained',
            'find_recipe', 'model_dir', 'run_dir', 'trained', 'imported_origin', 'task_batches', 'task_metric',
-           'full_batches_per_epoch', 'digest_dir', 'joint_run_dir', 'joint_steps', 'phase_config', 'joint_run']
+           'full_batches_per_epoch', 'digest_dir', 'pruner_spec', 'joint_run_dir', 'joint_steps', 'phase_config',
+           'joint_run']
 
 # %% ../nbs/07_recipes.ipynb #5cf6403e
 def cache_dir() -> Path:
@@ -338,11 +339,17 @@ def digest_dir(parent, name: str, spec: dict) -> Path:
     import hashlib, json
     return Path(parent) / f"{name}-{hashlib.sha1(json.dumps(spec, sort_keys=True, default=str).encode()).hexdigest()[:8]}"
 
-def joint_run_dir(base: Trained, name: str, cfg: TrainConfig, train_limit, from_start) -> Path:
-    "`<cache>/runs/<profile>/<name>-<digest of the run's configuration>`."
+def pruner_spec(pruner) -> dict:
+    "The pruner's class and every constructor argument (`HeadPruner.hparams`, `nbs/06_train`), for a run folder's digest."
+    return dict(cls=type(pruner).__name__, **getattr(pruner, "hparams", {}))
+
+def joint_run_dir(base: Trained, name: str, cfg: TrainConfig, train_limit, from_start, pruner=None) -> Path:
+    "`<cache>/runs/<profile>/<name>-<digest of the run's configuration and of the pruner's hyper-parameters>`."
     import dataclasses
     spec = dict(dataclasses.asdict(cfg), device=None, train_limit=train_limit, from_start=from_start)
-    if not spec["start_step"]: del spec["start_step"]      # the folders of runs from before the field keep their names
+    for k, default in (("start_step", 0), ("clip_gates", False), ("gate_warmup", True)):
+        if spec[k] == default: del spec[k]                 # fields added later change no folder name at their default
+    if pruner is not None: spec["pruner"] = pruner_spec(pruner)
     if base.origin: spec["origin"] = base.origin           # an imported baseline never resumes runs of the one it replaced
     return digest_dir(base.run_dir.parent, name, spec)
 
@@ -360,19 +367,22 @@ def phase_config(r, n_batches: int, epochs: int = 1, lr: float | None = None, ga
     return dataclasses.replace(cfg, gate_lr=gate_lr, train_model=train_model)
 
 def joint_run(base: Trained, pruner, name: str, train_limit: int | None = None, epochs: int = 1, lr: float | None = None,
-              gate_lr: float = 0.1, train_model: bool = True, from_start: bool = False, seed: int = 0, device: str = "cpu",
+              gate_lr: float | None = None, train_model: bool = True, from_start: bool = False, seed: int = 0, device: str = "cpu",
               log_every: int = 50, progress: bool = False):
     "Train a copy of `base.model` (or of its untrained start) with `pruner` in a run folder `name-<digest>`; returns (model, folder)."
-    import copy
+    import copy, dataclasses
     r = base.recipe
     batches = lambda epoch: task_batches(base, "train", train_limit, seed, _joint_batch_size(base), shuffle=epoch)
+    opts = dict(getattr(pruner, "train_options", {}))      # set by api.make_pruner: the method's gate lr and trainer options
+    gate_lr = gate_lr if gate_lr is not None else opts.pop("gate_lr", 0.1)
+    opts.pop("gate_lr", None)
     n_batches = full_batches_per_epoch(r, base.data, train_limit, _joint_batch_size(base)) if dry_run() else len(batches(0))
-    cfg = phase_config(r, n_batches, epochs, lr, gate_lr, train_model, from_start, seed, device)
+    cfg = dataclasses.replace(phase_config(r, n_batches, epochs, lr, gate_lr, train_model, from_start, seed, device), **opts)
     if dry_run(): _note_train(name, r, epochs * full_batches_per_epoch(r, base.data, train_limit, _joint_batch_size(base)), base.model,
                 train_model=train_model, batch_size=_joint_batch_size(base), data=base.data)
     if from_start: model = mt_model(r, base.tokenizer, seed) if base.is_translation else cls_model(r, base.data, seed)[0]
     else: torch.manual_seed(seed); model = copy.deepcopy(base.model)
-    out_dir = joint_run_dir(base, name, cfg, train_limit, from_start)
+    out_dir = joint_run_dir(base, name, cfg, train_limit, from_start, pruner)
     train(model, batches, cfg, pruner=pruner, out_dir=out_dir, resume=True, log_every=log_every, progress=progress)
     pruner.eval()
     return model, out_dir

@@ -28,6 +28,29 @@ class HeadPruner(nn.Module):
     def wants_confidence(self, step: int) -> bool: return False   # PASS reopens closed gates by confidence
     def observe_confidence(self, confidence: torch.Tensor) -> None: pass
 
+# %% ../nbs/06_train.ipynb #509bc2b2
+import functools, inspect
+
+def _record_hparams(cls, **kw):
+    "Wrap a subclass's `__init__` so that every constructor argument (defaults included) lands in `pruner.hparams`."
+    super(HeadPruner, cls).__init_subclass__(**kw)
+    init = cls.__dict__.get("__init__")
+    if init is None: return
+    sig = inspect.signature(init)
+    @functools.wraps(init)
+    def __init__(self, *a, **k):
+        b = sig.bind(self, *a, **k); b.apply_defaults()
+        args = {n: v for n, v in b.arguments.items() if n != "self"}
+        for n, prm in sig.parameters.items():
+            if prm.kind is prm.VAR_KEYWORD: args.update(args.pop(n, {}))
+            elif prm.kind is prm.VAR_POSITIONAL: args[n] = list(args.pop(n, ()))
+        hp = self.__dict__.setdefault("hparams", {})       # the outermost class's call comes first and wins
+        for n, v in args.items(): hp.setdefault(n, v)
+        init(self, *a, **k)
+    cls.__init__ = __init__
+
+HeadPruner.__init_subclass__ = classmethod(_record_hparams)
+
 # %% ../nbs/06_train.ipynb #5efd4939
 @dataclass
 class TrainConfig:
@@ -43,6 +66,8 @@ class TrainConfig:
     warmup_steps: int = 0
     label_smoothing: float = 0.0           # 0.1 for translation
     clip_norm: float | None = 1.0          # of the model's gradients (not the pruner's: see the test below)
+    clip_gates: bool = False               # clip the norm of model and pruner gradients together (PASS's and DSP's code)
+    gate_warmup: bool = True               # False: the pruner's learning rate has no warm-up (their code; see below)
     eval_every: int = 0                    # steps between evaluations (0: at the end of each epoch only)
     checkpoint_every: int = 0              # steps between checkpoints (0: at the end of each epoch only)
     freeze: tuple = ()                     # parameter-name substrings to freeze (e.g. 'word_embeddings')
@@ -147,6 +172,16 @@ class _Log:
         self.rows.append(row)
         if self.path: write_csv(self.path, self.rows)
 
+# %% ../nbs/06_train.ipynb #07c9ea1a
+def _scheduler(opt, cfg: TrainConfig, span: int, pruner=None):
+    "The learning-rate schedule; with `gate_warmup=False` the pruner's group (the last) skips the warm-up."
+    f = lambda s: lr_factor(cfg.start_step + s, cfg.schedule, cfg.warmup_steps, span)
+    if cfg.gate_warmup or pruner is None or not any(True for _ in pruner.parameters()):
+        return torch.optim.lr_scheduler.LambdaLR(opt, f)
+    if cfg.schedule == "linear": g = lambda s: lr_factor(cfg.start_step + s, "linear", 0, span)     # their BERT trainer
+    else: g = lambda s: lr_factor(max(cfg.start_step + s, cfg.warmup_steps - 1), cfg.schedule, cfg.warmup_steps, span)
+    return torch.optim.lr_scheduler.LambdaLR(opt, [f] * (len(opt.param_groups) - 1) + [g])
+
 # %% ../nbs/06_train.ipynb #f030e063
 def train(model: nn.Module, batches, cfg: TrainConfig, pruner: HeadPruner | None = None, evaluate=None,
           out_dir=None, resume: bool = False, log_every: int = 50, progress: bool = True, stop_after: int | None = None) -> dict:
@@ -157,14 +192,14 @@ def train(model: nn.Module, batches, cfg: TrainConfig, pruner: HeadPruner | None
     if pruner is not None: pruner.to(dev).train()
     opt = _optimizer(model, pruner, cfg)
     model_params = [p for p in model.parameters() if p.requires_grad]    # clipped; the pruner's are not
+    if cfg.clip_gates and pruner is not None: model_params += list(pruner.parameters())   # their code clips all
     per_epoch = len(batches(0))
     if per_epoch == 0: raise ValueError("batches(0) is empty: no training data")
     span = cfg.epochs * per_epoch                           # the whole run, from its step 0
     if not 0 <= cfg.start_step < span:
         raise ValueError(f"start_step={cfg.start_step} is outside the run's {span} steps ({cfg.epochs} epochs of {per_epoch})")
     total = min(span - cfg.start_step, cfg.max_steps or math.inf)
-    sched = torch.optim.lr_scheduler.LambdaLR(
-        opt, lambda s: lr_factor(cfg.start_step + s, cfg.schedule, cfg.warmup_steps, span))
+    sched = _scheduler(opt, cfg, span, pruner)
     out = Path(out_dir) if out_dir else None
     ckpt = out / "checkpoint.pt" if out else None
     step, prior_seconds = 0, 0.0
