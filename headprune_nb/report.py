@@ -9,10 +9,11 @@ from pathlib import Path
 import headprune_nb
 from .reproduce import (EXPERIMENTS, PROFILES, reproduce_dir, results_dir, read_csv, markdown_table, write_atomic,
                                     write_csv)
+from .verdicts import verdict_kind, verdict_counts
 
 # %% auto #0
-__all__ = ['REPORTED', 'STYLE', 'finished_results', 'published_claims', 'claim_rows', 'to_markdown', 'to_html', 'report_blocks',
-           'build_report']
+__all__ = ['REPORTED', 'PAPERS', 'STYLE', 'finished_results', 'published_claims', 'claim_rows', 'paper_of', 'claim_evidence',
+           'claim_counts', 'to_markdown', 'to_html', 'report_blocks', 'build_report']
 
 # %% ../nbs/92_report.ipynb #360b8f9c
 REPORTED = ("cpu", "full")          # smoke results are plumbing checks: reported only when asked for
@@ -46,12 +47,33 @@ def claim_rows(found) -> list[dict]:
             ours = read_csv(d / "claims.csv") if d is not None and (d / "claims.csv").exists() else []
             for c in ours:
                 rows.append(dict(experiment=name, profile=profile, claim=c["claim"], task=c.get("task", ""),
-                                 ours=c.get("ours", ""), verdict=c.get("verdict", "")))
+                                 ours=c.get("ours", ""), verdict=verdict_kind(c), **claim_evidence(c)))
             if not ours:
                 for claim in published_claims(name):
                     rows.append(dict(experiment=name, profile=profile, claim=claim, task="", ours="",
                                      verdict="not run" if d is None else "not checked by this run"))
     return rows
+
+# %% ../nbs/92_report.ipynb #9c895cf8
+PAPERS = {"michel2019": "Michel et al. 2019", "voita": "Voita et al. 2019", "dsp2021": "Li et al. 2021 (DSP)",
+          "pass2023": "PASS 2023", "behnke2020": "Behnke & Heafield 2020", "baselines": "baselines"}
+
+def paper_of(experiment: str) -> str:
+    "The paper an experiment reproduces (by its name's first part)."
+    return PAPERS.get(experiment.split("_")[0], experiment)
+
+def claim_evidence(c: dict) -> dict:
+    "The interval, rule, seeds and budget of a claims.csv row ('' where an old-style row has none)."
+    has = c.get("lo") not in (None, "")
+    interval = f"{c['point']:+.2f} [{c['lo']:+.2f}, {c['hi']:+.2f}] ({c.get('level', 0.95):.0%}, {c.get('seeds')} seeds)" if has else ""
+    return dict(interval=interval, rule=c.get("rule", "") or "", budget=c.get("budget", "") or "")
+
+def claim_counts(claims: list[dict]) -> list[dict]:
+    "Per paper and profile: how many rows of `claim_rows` are supported / contradicted / inconclusive / old style / not run."
+    keys = list(dict.fromkeys((paper_of(c["experiment"]), c["profile"]) for c in claims))
+    return [dict(paper=p, profile=prof, **verdict_counts([c for c in claims if (paper_of(c["experiment"]), c["profile"]) == (p, prof)],
+                                                         shown=True))
+            for p, prof in keys]
 
 # %% ../nbs/92_report.ipynb #f65a6eb9
 def to_markdown(blocks: list[tuple], base: Path) -> str:
@@ -68,7 +90,8 @@ def _html_table(rows: list[dict]) -> str:
     if not rows: return "<p><em>(empty)</em></p>"
     cols = list(dict.fromkeys(k for r in rows for k in r))
     cell = lambda v: "" if v is None else html.escape(f"{v:.3g}" if isinstance(v, float) else str(v))
-    verdict = lambda v: f' class="{str(v).replace(" ", "-")}"' if str(v) in ("supported", "not supported", "not run") else ""
+    verdict = lambda v: (f' class="{str(v).split(" (")[0].replace(" ", "-")}"'
+                         if str(v).split(" (")[0] in ("supported", "not supported", "not run", "contradicted", "inconclusive") else "")
     head = "".join(f"<th>{html.escape(c)}</th>" for c in cols)
     body = "".join("<tr>" + "".join(f"<td{verdict(r.get(c))}>{cell(r.get(c))}</td>" for c in cols) + "</tr>" for r in rows)
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
@@ -76,7 +99,8 @@ def _html_table(rows: list[dict]) -> str:
 STYLE = ("body{font-family:system-ui,sans-serif;max-width:72rem;margin:2rem auto;padding:0 1rem;line-height:1.45}"
          "table{border-collapse:collapse;margin:1rem 0;font-size:.85rem}td,th{border:1px solid #ccc;padding:.25rem .5rem;"
          "text-align:left;vertical-align:top}th{background:#f3f3f3}td.supported{background:#e3f6e3}"
-         "td.not-supported{background:#fbe3e3}td.not-run{color:#888}img{max-width:100%}")
+         "td.not-supported{background:#fbe3e3}td.not-run{color:#888}td.contradicted{background:#f6c9c9}"
+         "td.inconclusive{background:#f3f0d8}img{max-width:100%}")
 
 def to_html(blocks: list[tuple], title: str) -> str:
     "Self-contained HTML: figures embedded as data URIs."
@@ -107,8 +131,13 @@ def report_blocks(found, claims: list[dict]) -> list[tuple]:
                     f"{headprune_nb.__version__}) from the result folders on disk. Every number of ours comes from a run whose "
                     "command, profile, seed, version and machine are listed with it; published numbers are transcriptions."),
               ("h", 2, "Claims"),
+              ("p", "Verdicts per paper: supported or contradicted only when the interval (paired bootstrap over the "
+                    "evaluation examples, combined with the spread across seeds) excludes the rule's threshold, "
+                    "inconclusive when it straddles it; old style: a two-way verdict from one seed without an interval."),
+              ("table", claim_counts(claims)),
               ("table", [dict(experiment=c["experiment"], profile=c["profile"], claim=c["claim"], task=c["task"],
-                              ours=c["ours"], verdict=c["verdict"]) for c in claims])]
+                              ours=c["ours"], interval=c.get("interval", ""), budget=c.get("budget", ""), verdict=c["verdict"])
+                         for c in claims])]
     ran = {(n, p): d for n, p, d in found}
     for name, exp in EXPERIMENTS.items():
         blocks += [("h", 2, f"{name}: {exp.title}"), ("p", f"Checks: {exp.checks}")]
@@ -122,7 +151,13 @@ def report_blocks(found, claims: list[dict]) -> list[tuple]:
             for f in sorted(d.glob("*.png")): blocks.append(("img", f, f"{name} ({profile}): {f.stem}"))
             mine = [c for c in claims if c["experiment"] == name and c["profile"] == profile]
             if any(c["verdict"] not in ("not run", "not checked by this run") for c in mine):
-                blocks += [("p", "Claims:"), ("table", [{k: c[k] for k in ("claim", "task", "ours", "verdict")} for c in mine])]
+                blocks += [("p", "Claims:"), ("table", [{k: c.get(k, "") for k in ("claim", "task", "ours", "interval", "rule", "budget",
+                                                                                  "verdict")} for c in mine])]
+            if (d / "budgets.csv").exists():
+                blocks += [("p", "Budget sensitivity (the verdict at each phase length, in steps):"),
+                           ("table", [dict(claim=c["claim"], task=c.get("task", ""), budget=c.get("budget", ""),
+                                           **{k: v for k, v in claim_evidence(c).items() if k == "interval"}, verdict=verdict_kind(c))
+                                      for c in read_csv(d / "budgets.csv")])]
     return blocks
 
 def build_report(profiles=None, out_dir=None) -> tuple[Path, Path]:
@@ -132,6 +167,7 @@ def build_report(profiles=None, out_dir=None) -> tuple[Path, Path]:
     out.mkdir(parents=True, exist_ok=True)
     claims = claim_rows(found)
     write_csv(out / "claims.csv", claims)                      # the README's summary table
+    write_csv(out / "verdict_counts.csv", claim_counts(claims))
     blocks = report_blocks(found, claims)
     md = write_atomic(out / "report.md", to_markdown(blocks, out))
     page = write_atomic(out / "report.html", to_html(blocks, "headprune-nb report"))

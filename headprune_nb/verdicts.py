@@ -233,11 +233,11 @@ def verdict_kind(row: dict) -> str:
     if v in ("supported", "not supported"): return v + OLD_STYLE
     return v
 
-def verdict_counts(rows: list[dict]) -> dict:
-    "Counts of supported / contradicted / inconclusive / old-style / other verdicts in claim rows."
+def verdict_counts(rows: list[dict], shown: bool = False) -> dict:
+    "Counts of supported / contradicted / inconclusive / old-style / other verdicts in claim rows (`shown`: verdicts already as `verdict_kind` gives them)."
     c = dict.fromkeys(VERDICTS + ("old style", "not run"), 0)
     for r in rows:
-        v = verdict_kind(r)
+        v = str(r.get("verdict", "")) if shown else verdict_kind(r)
         key = v if v in VERDICTS else "old style" if v.endswith(OLD_STYLE) else "not run"
         c[key] += 1
     return c
