@@ -69,7 +69,7 @@ def claim_evidence(c: dict) -> dict:
     return dict(interval=interval, rule=c.get("rule", "") or "", budget=c.get("budget", "") or "")
 
 def claim_counts(claims: list[dict]) -> list[dict]:
-    "Per paper and profile: how many rows of `claim_rows` are supported / contradicted / inconclusive / old style / not run."
+    "Per paper and profile: how many rows of `claim_rows` are supported / contradicted / inconclusive / old style / other (not run, not checked)."
     keys = list(dict.fromkeys((paper_of(c["experiment"]), c["profile"]) for c in claims))
     return [dict(paper=p, profile=prof, **verdict_counts([c for c in claims if (paper_of(c["experiment"]), c["profile"]) == (p, prof)],
                                                          shown=True))

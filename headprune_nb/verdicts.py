@@ -234,11 +234,11 @@ def verdict_kind(row: dict) -> str:
     return v
 
 def verdict_counts(rows: list[dict], shown: bool = False) -> dict:
-    "Counts of supported / contradicted / inconclusive / old-style / other verdicts in claim rows (`shown`: verdicts already as `verdict_kind` gives them)."
-    c = dict.fromkeys(VERDICTS + ("old style", "not run"), 0)
+    "Counts of supported / contradicted / inconclusive / old-style / other (not run, not checked) verdicts in claim rows (`shown`: verdicts already as `verdict_kind` gives them)."
+    c = dict.fromkeys(VERDICTS + ("old style", "other"), 0)
     for r in rows:
         v = str(r.get("verdict", "")) if shown else verdict_kind(r)
-        key = v if v in VERDICTS else "old style" if v.endswith(OLD_STYLE) else "not run"
+        key = v if v in VERDICTS else "old style" if v.endswith(OLD_STYLE) else "other"          # not run, not checked, ...
         c[key] += 1
     return c
 
