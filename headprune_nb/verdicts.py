@@ -14,8 +14,9 @@ import torch
 # %% auto #0
 __all__ = ['LEVEL', 'N_BOOT', 'NOTICEABLE', 'CLOSE', 'ALMOST_EVERY', 'MIN_SEEDS', 'VERDICTS', 'OLD_STYLE', 'SEEDS', 'BUDGETS',
            'ngram_stats', 'bleu_from_stats', 'Sample', 'correct_per_example', 'bleu_sample', 'task_scorer',
-           'score_masked', 'save_sample', 'load_sample', 'cached_sample', 't_quantile', 'resample_weights', 'nth_best',
-           'Evidence', 'evidence', 'Rule', 'decide', 'claim_row', 'verdict_kind', 'verdict_counts', 'phase_limit']
+           'score_masked', 'save_sample', 'load_sample', 'cached_sample', 't_quantile', 'resample_weights', 'ordinal',
+           'nth_best', 'Evidence', 'evidence', 'Rule', 'decide', 'claim_row', 'verdict_kind', 'verdict_counts',
+           'phase_limit', 'phase_plan']
 
 # %% ../nbs/93_verdicts.ipynb #e4279dbb
 LEVEL = 0.95          # two-sided level of every interval
@@ -146,6 +147,10 @@ def resample_weights(n: int, n_boot: int = N_BOOT, seed: int = 0) -> np.ndarray:
     "[n_boot, n] counts: how often each of n examples is drawn in each bootstrap resample."
     return np.random.default_rng(seed).multinomial(n, np.full(n, 1.0 / n), size=n_boot)
 
+def ordinal(n: int) -> str:
+    "1st, 2nd, 3rd, 4th, ... (for rules written in words)."
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
 def nth_best(values, need: int):
     "The `need`-th largest of `values` (numbers or equal-shaped arrays): 'at least `need` of them exceed x' iff this exceeds x."
     v = np.sort(np.stack([np.asarray(x, dtype=np.float64) for x in values]), axis=0)
@@ -250,3 +255,9 @@ def phase_limit(budget_steps: int, batch_size: int) -> int:
     "Training examples of a one-epoch pruning phase of `budget_steps` optimizer steps at `batch_size`."
     if budget_steps < 1: raise ValueError(f"a budget is a positive number of steps, got {budget_steps}")
     return budget_steps * batch_size
+
+def phase_plan(budget_steps: int, batch_size: int, n_train: int) -> tuple[int | None, int]:
+    "(training subset, epochs) of a pruning phase of about `budget_steps` steps: one epoch of a subset, or several of all `n_train` examples."
+    limit = phase_limit(budget_steps, batch_size)
+    if limit <= n_train: return limit, 1
+    return None, math.ceil(budget_steps / math.ceil(n_train / batch_size))
