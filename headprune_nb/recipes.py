@@ -45,7 +45,7 @@ CLS_RECIPES = {
     "cpu": {
         "sst2": ClsRecipe("sst2", epochs=2, lr=5e-5, max_len=66, freeze=("word_embeddings",)),
         "rte": ClsRecipe("rte", epochs=5, lr=5e-5, batch_size=16, freeze=("word_embeddings",)),
-        "mnli_proxy": ClsRecipe("mnli", train_split="dev_matched", eval_split="dev_mismatched", epochs=1, lr=5e-5,
+        "mnli_proxy": ClsRecipe("mnli", train_split="dev_matched", eval_split="dev_mismatched", epochs=3, lr=5e-5,
                                 freeze=("word_embeddings",)),
     },
     "full": {t: ClsRecipe(t, model="bert-base", eval_split="dev") for t in ("sst2", "qnli", "qqp", "rte")}

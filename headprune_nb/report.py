@@ -7,13 +7,15 @@ from __future__ import annotations
 import base64, html, json, os, time
 from pathlib import Path
 import headprune_nb
-from .reproduce import (EXPERIMENTS, PROFILES, reproduce_dir, results_dir, committed_dir, USER_RESULTS, read_csv, markdown_table, write_atomic, finished,
-                                    write_csv)
+from .reproduce import (EXPERIMENTS, PROFILES, reproduce_dir, results_dir, committed_dir, USER_RESULTS, read_csv,
+                                    markdown_table, write_atomic, finished, write_csv)
+from .verdicts import verdict_kind, verdict_counts
+
 
 # %% auto #0
-__all__ = ['REPORTED', 'STYLE', 'CLAIM_COLS', 'check_profiles', 'finished_results', 'published_claims', 'claim_rows',
-           'inside_band', 'three_way_claims', 'side_by_side', 'to_markdown', 'to_html', 'report_blocks',
-           'default_report_dir', 'build_report']
+__all__ = ['REPORTED', 'PAPERS', 'STYLE', 'CLAIM_COLS', 'check_profiles', 'finished_results', 'published_claims', 'claim_rows',
+           'inside_band', 'three_way_claims', 'side_by_side', 'paper_of', 'claim_evidence', 'claim_counts',
+           'to_markdown', 'to_html', 'report_blocks', 'default_report_dir', 'build_report']
 
 # %% ../nbs/92_report.ipynb #360b8f9c
 REPORTED = ("cpu", "full")          # smoke results are plumbing checks: reported only when asked for
@@ -54,7 +56,8 @@ def claim_rows(found, profiles=None) -> list[dict]:
             ours = read_csv(d / "claims.csv") if d is not None and (d / "claims.csv").exists() else []
             for c in ours:
                 rows.append(dict(experiment=name, profile=profile, claim=c["claim"], task=c.get("task", ""),
-                                 ours=c.get("ours", ""), verdict=c.get("verdict", "")))
+                                 ours=c.get("ours", ""), verdict=verdict_kind(c), **claim_evidence(c),
+                                 **{k: c.get(k, "") for k in ("point", "lo", "hi")}))
             if not ours:
                 for claim in published_claims(name):
                     rows.append(dict(experiment=name, profile=profile, claim=claim, task="", ours="",
@@ -66,10 +69,13 @@ def _num(v):
     try: return float(v)
     except (TypeError, ValueError): return None
 
+def _first(row: dict | None, *keys):
+    return next((_num(row[k]) for k in keys if row and _num(row.get(k)) is not None), None)
+
 def inside_band(committed: dict | None, yours: dict | None) -> str:
-    "'yes' / 'no' when the committed row has an interval (`ci_low`, `ci_high`) and yours a `value`; else 'n/a'."
-    lo, hi = (_num((committed or {}).get(k)) for k in ("ci_low", "ci_high"))
-    v = _num((yours or {}).get("value"))
+    "'yes' / 'no' when the committed row has an interval (`lo`, `hi`; or `ci_low`, `ci_high`) and yours a point (`point` or `value`); else 'n/a'."
+    lo, hi = _first(committed, "lo", "ci_low"), _first(committed, "hi", "ci_high")
+    v = _first(yours, "point", "value")
     if lo is None or hi is None or v is None: return "n/a"
     return "yes" if lo <= v <= hi else "no"
 
@@ -96,8 +102,11 @@ def three_way_claims(committed: list[dict], yours: list[dict]) -> list[dict]:
         y = mine.get(k)
         rows.append(dict(experiment=c["experiment"], profile=c["profile"], claim=c["claim"], task=c["task"],
                          published=pub.get((c["experiment"], c["claim"]), ""),
-                         ours=base["ours"] if base else "", verdict=base["verdict"] if base else "no committed run",
-                         yours=y["ours"] if y else "", your_verdict=y["verdict"] if y else "not run",
+                         ours=base["ours"] if base else "", interval=(base or {}).get("interval", ""),
+                         rule=(base or y or {}).get("rule", ""), budget=(base or y or {}).get("budget", ""),
+                         verdict=base["verdict"] if base else "no committed run",
+                         yours=y["ours"] if y else "", your_interval=(y or {}).get("interval", ""),
+                         your_verdict=y["verdict"] if y else "not run",
                          inside_committed_band=inside_band(base, y)))
     return rows
 
@@ -117,6 +126,27 @@ def side_by_side(committed: list[dict] | None, yours: list[dict] | None) -> list
         out.append(row)
     return out
 
+# %% ../nbs/92_report.ipynb #9c895cf8
+PAPERS = {"michel2019": "Michel et al. 2019", "voita": "Voita et al. 2019", "dsp2021": "Li et al. 2021 (DSP)",
+          "pass2023": "PASS 2023", "behnke2020": "Behnke & Heafield 2020", "baselines": "baselines"}
+
+def paper_of(experiment: str) -> str:
+    "The paper an experiment reproduces (by its name's first part)."
+    return PAPERS.get(experiment.split("_")[0], experiment)
+
+def claim_evidence(c: dict) -> dict:
+    "The interval, rule, seeds and budget of a claims.csv row ('' where an old-style row has none)."
+    has = c.get("lo") not in (None, "")
+    interval = f"{c['point']:+.2f} [{c['lo']:+.2f}, {c['hi']:+.2f}] ({c.get('level', 0.95):.0%}, {c.get('seeds')} seeds)" if has else ""
+    return dict(interval=interval, rule=c.get("rule", "") or "", budget=c.get("budget", "") or "")
+
+def claim_counts(claims: list[dict]) -> list[dict]:
+    "Per paper and profile: how many rows of `claim_rows` are supported / contradicted / inconclusive / old style / other (not run, not checked)."
+    keys = list(dict.fromkeys((paper_of(c["experiment"]), c["profile"]) for c in claims))
+    return [dict(paper=p, profile=prof, **verdict_counts([c for c in claims if (paper_of(c["experiment"]), c["profile"]) == (p, prof)],
+                                                         shown=True))
+            for p, prof in keys]
+
 # %% ../nbs/92_report.ipynb #f65a6eb9
 def to_markdown(blocks: list[tuple], base: Path) -> str:
     "Markdown: tables as pipe tables, figures as relative links from `base`."
@@ -132,7 +162,8 @@ def _html_table(rows: list[dict]) -> str:
     if not rows: return "<p><em>(empty)</em></p>"
     cols = list(dict.fromkeys(k for r in rows for k in r))
     cell = lambda v: "" if v is None else html.escape(f"{v:.3g}" if isinstance(v, float) else str(v))
-    verdict = lambda v: f' class="{str(v).replace(" ", "-")}"' if str(v) in ("supported", "not supported", "not run") else ""
+    verdict = lambda v: (f' class="{str(v).split(" (")[0].replace(" ", "-")}"'
+                         if str(v).split(" (")[0] in ("supported", "not supported", "not run", "contradicted", "inconclusive") else "")
     head = "".join(f"<th>{html.escape(c)}</th>" for c in cols)
     body = "".join("<tr>" + "".join(f"<td{verdict(r.get(c))}>{cell(r.get(c))}</td>" for c in cols) + "</tr>" for r in rows)
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
@@ -140,7 +171,8 @@ def _html_table(rows: list[dict]) -> str:
 STYLE = ("body{font-family:system-ui,sans-serif;max-width:72rem;margin:2rem auto;padding:0 1rem;line-height:1.45}"
          "table{border-collapse:collapse;margin:1rem 0;font-size:.85rem}td,th{border:1px solid #ccc;padding:.25rem .5rem;"
          "text-align:left;vertical-align:top}th{background:#f3f3f3}td.supported{background:#e3f6e3}"
-         "td.not-supported{background:#fbe3e3}td.not-run{color:#888}img{max-width:100%}")
+         "td.not-supported{background:#fbe3e3}td.not-run{color:#888}td.contradicted{background:#f6c9c9}"
+         "td.inconclusive{background:#f3f0d8}img{max-width:100%}")
 
 def to_html(blocks: list[tuple], title: str) -> str:
     "Self-contained HTML: figures embedded as data URIs."
@@ -177,8 +209,9 @@ def _table_blocks(d_c: Path | None, d_y: Path | None) -> list[tuple]:
                 if t is not None: blocks += [("p", f"{n} ({label}):"), ("table", t)]
     return blocks
 
-CLAIM_COLS = {"claim": "claim", "task": "task", "published": "published", "ours": "committed", "verdict": "committed verdict",
-              "yours": "yours", "your_verdict": "your verdict", "inside_committed_band": "inside committed band"}
+CLAIM_COLS = {"claim": "claim", "task": "task", "published": "published", "ours": "committed", "interval": "committed interval",
+              "rule": "rule", "budget": "budget", "verdict": "committed verdict", "yours": "yours", "your_interval": "your interval",
+              "your_verdict": "your verdict", "inside_committed_band": "inside committed band"}
 
 def _claim_table(claims: list[dict], lead=("experiment", "profile")) -> list[dict]:
     return [{**{k: c[k] for k in lead}, **{v: (_short(c[k]) if k == "published" else c.get(k, ""))
@@ -192,7 +225,11 @@ def report_blocks(found, claims: list[dict], yours=()) -> list[tuple]:
                     "published (the paper, transcribed), committed (the reference run in reproduce/results/) and yours "
                     "(your run in ./headprune-results/). Every number of ours comes from a run whose command, profile, "
                     "seed, version and machine are listed with it; published numbers are transcriptions."),
-              ("h", 2, "Claims"), ("table", _claim_table(claims))]
+              ("h", 2, "Claims"),
+              ("p", "Verdicts per paper (committed runs): supported or contradicted only when the interval (paired bootstrap "
+                    "over the evaluation examples, combined with the spread across seeds) excludes the rule's threshold, "
+                    "inconclusive when it straddles it; old style: a two-way verdict from one seed without an interval."),
+              ("table", claim_counts(claims)), ("table", _claim_table(claims))]
     ran, mine = {(n, p): d for n, p, d in found}, {(n, p): d for n, p, d in yours}
     for name, exp in EXPERIMENTS.items():
         blocks += [("h", 2, f"{name}: {exp.title}"), ("p", f"Checks: {exp.checks}")]
@@ -211,6 +248,12 @@ def report_blocks(found, claims: list[dict], yours=()) -> list[tuple]:
             if any(c["verdict"] not in ("not run", "not checked by this run", "no committed run")
                    or c["your_verdict"] not in ("not run", "not checked by this run") for c in these):
                 blocks += [("p", "Claims:"), ("table", _claim_table(these, lead=()))]
+            for label, d in (("committed", d_c), ("yours", d_y)):
+                if d is not None and (d / "budgets.csv").exists():
+                    blocks += [("p", f"Budget sensitivity ({label}; the verdict at each phase length, in steps):"),
+                               ("table", [dict(claim=c["claim"], task=c.get("task", ""), budget=c.get("budget", ""),
+                                               interval=claim_evidence(c)["interval"], verdict=verdict_kind(c))
+                                          for c in read_csv(d / "budgets.csv")])]
     return blocks
 
 def default_report_dir() -> Path:
@@ -226,6 +269,7 @@ def build_report(profiles=None, out_dir=None) -> tuple[Path, Path]:
     ran = sorted({p for _, p, _ in found + yours}, key=PROFILES.index) or None
     claims = three_way_claims(claim_rows(found, ran), claim_rows(yours, ran) if yours else [])
     write_csv(out / "claims.csv", claims)                      # the README's summary table
+    write_csv(out / "verdict_counts.csv", claim_counts(claims))
     blocks = report_blocks(found, claims, yours)
     md = write_atomic(out / "report.md", to_markdown(blocks, out))
     page = write_atomic(out / "report.html", to_html(blocks, "headprune-nb report"))

@@ -108,9 +108,16 @@ def test_dsp2021_smoke_keeps_exactly_k(tmp_path, monkeypatch, smoke_cache):
     assert len(read_csv(out / "figure5.csv")) == len(rows)
     claims = read_csv(out / "claims.csv")
     assert {c["task"] for c in claims} == {"synthetic_cls", "synthetic_mt"}
+    decided = [c for c in claims if c.get("lo") not in (None, "")]        # three-way verdicts with an interval and a rule
+    assert decided and all(c["verdict"] in ("supported", "contradicted", "inconclusive") for c in decided)
+    assert all(c["lo"] <= c["point"] <= c["hi"] and c["seeds"] == 2 and "supported if" in c["rule"] for c in decided)
+    budget_rows = read_csv(out / "budgets.csv")                              # the budget table: each budget claim at 4 and 12 steps
+    assert {(c["task"], c["budget"]) for c in budget_rows} == {(t, b) for t in ("synthetic_cls", "synthetic_mt") for b in (4, 12)}
+    assert list(out.glob("scores/synthetic_mt/joint_dsp-K4-seed1-steps12.npz"))   # per-example scores kept for resuming
     # resuming a finished run redoes nothing and gives the same table
     again = run_experiment("dsp2021", "smoke", out_dir=tmp_path, progress=False)
     assert read_csv(again / "table3.csv") == read_csv(out / "table3.csv")
+    assert read_csv(again / "claims.csv") == claims
 
 def test_pass2023_smoke_equal_k_speed_and_almost_sure(tmp_path, monkeypatch, smoke_cache):
     monkeypatch.setenv("HEADPRUNE_CACHE", str(smoke_cache))
@@ -128,9 +135,16 @@ def test_pass2023_smoke_equal_k_speed_and_almost_sure(tmp_path, monkeypatch, smo
     assert len(speed) == len(rows) and all(r["speedup_pct"] > 0 for r in speed)
     side = read_csv(out / "tables_vs_published.csv")
     assert {r["table"] for r in side} == {"metric", "speedup_pct"}
-    assert {c["task"] for c in read_csv(out / "claims.csv")} == {"synthetic_cls", "synthetic_mt"}
+    claims = read_csv(out / "claims.csv")
+    assert {c["task"] for c in claims} == {"synthetic_cls", "synthetic_mt"}
+    best = [c for c in claims if c.get("lo") not in (None, "")]       # "best accuracy": three-way, with interval, 2 seeds
+    assert {c["task"] for c in best} == {"synthetic_cls", "synthetic_mt"}
+    assert all(c["verdict"] in ("supported", "contradicted", "inconclusive") and c["seeds"] == 2 for c in best)
+    assert {(c["task"], c["budget"]) for c in read_csv(out / "budgets.csv")} == {(t, b) for t in ("synthetic_cls", "synthetic_mt")
+                                                                               for b in (4, 12)}
     again = run_experiment("pass2023", "smoke", out_dir=tmp_path, progress=False)   # resuming redoes nothing
     assert read_csv(again / "table1.csv") == rows
+    assert [c for c in read_csv(again / "claims.csv") if c.get("lo") not in (None, "")] == best   # scores cached: same intervals
 
 def test_behnke2020_smoke_rounds_tables_and_resume(tmp_path, monkeypatch):
     monkeypatch.setenv("HEADPRUNE_CACHE", str(tmp_path / "cache"))
