@@ -96,6 +96,9 @@ def test_voita_lambda_smoke_sweep_resumes(tmp_path, monkeypatch, smoke_cache):
     again = read_csv(out / "sweep.csv")
     assert [r["lam"] for r in again] == [0.01, 0.1, 1.0]
     assert [again[0]["seconds"], again[2]["seconds"]] == [rows[0]["seconds"], rows[1]["seconds"]]   # not rerun
+    claims = read_csv(out / "claims.csv")                      # counts along the grid: point checks labelled, no interval
+    assert len(claims) == 3 and all("no interval" in c["rule"] and "seed 0:" in c["ours"] for c in claims)
+    assert {c["verdict"] for c in claims[:2]} <= {"supported", "not supported"}
 
 def test_dsp2021_smoke_keeps_exactly_k(tmp_path, monkeypatch, smoke_cache):
     monkeypatch.setenv("HEADPRUNE_CACHE", str(smoke_cache))
@@ -164,7 +167,13 @@ def test_behnke2020_smoke_rounds_tables_and_resume(tmp_path, monkeypatch):
     t7 = read_csv(out / "table7.csv")
     assert t7[0]["model"] == "baseline" and t7[1]["params"] < t7[0]["params"]   # physically smaller
     claims = read_csv(out / "claims.csv")
-    assert len(claims) == 6 and {c["verdict"] for c in claims} <= {"supported", "not supported"}
+    assert len(claims) == 6
+    three_way = [c for c in claims if c.get("lo") not in (None, "")]        # the two BLEU comparisons: interval over sentences
+    assert {c["claim"] for c in three_way} == {"Quality holds until about 50-70% of the heads are removed",
+                                               "The lottery ticket beats the same architecture re-initialised"}
+    assert all(c["lo"] <= c["point"] <= c["hi"] and "supported if" in c["rule"] and c["seeds"] == 1
+               and c["verdict"] == "inconclusive" for c in three_way)          # one seed: never decisive
+    assert all(c["verdict"] in ("supported", "not supported") and "no interval" in c["rule"] for c in claims if c not in three_way)
     again = run_experiment("behnke2020", "smoke", out_dir=tmp_path / "b", progress=False)   # everything from the cache
     assert read_csv(again / "rounds.csv") == rounds
     assert read_csv(again / "table3.csv") == read_csv(out / "table3.csv")
