@@ -86,6 +86,14 @@ def test_michel2019_ablation_smoke_tables(tmp_path, monkeypatch, smoke_cache):
     best = read_csv(out / "tables_2_3_5_6.csv")
     assert sum(r["task"] == "synthetic_mt" for r in best) == 6           # 2 layers x 3 kinds
     assert all(r["delta_best_on_test"] >= r["delta_chosen_on_separate_set"] - 1e-9 for r in best)
+    claims = read_csv(out / "claims.csv")                         # two claims per task, intervals over the examples
+    assert sorted((c["task"], c["claim"][:9]) for c in claims) == sorted((t, c) for t in ("synthetic_cls", "synthetic_mt")
+                                                                         for c in ("At test t", "For most "))
+    assert all(c["verdict"] in ("supported", "contradicted", "inconclusive") and c["lo"] <= c["point"] <= c["hi"]
+               and "supported if" in c["rule"] and c["seeds"] == 1 for c in claims)
+    one = {r["task"]: r for r in claims if r["claim"].startswith("For most")}["synthetic_mt"]   # the point is the table's own delta
+    deltas = sorted((r["delta_chosen_on_separate_set"] for r in best if r["task"] == "synthetic_mt"), reverse=True)
+    assert abs(one["point"] - deltas[len(deltas) // 2]) < 1e-3
 
 def test_voita_lambda_smoke_sweep_resumes(tmp_path, monkeypatch, smoke_cache):
     monkeypatch.setenv("HEADPRUNE_CACHE", str(smoke_cache))
