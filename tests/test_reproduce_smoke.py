@@ -100,12 +100,13 @@ def test_voita_lambda_smoke_sweep_resumes(tmp_path, monkeypatch, smoke_cache):
     out = run_experiment("voita_lambda", "smoke", out_dir=tmp_path, progress=False, params=dict(lambdas=[0.01, 1.0]))
     rows = read_csv(out / "sweep.csv")
     assert [r["lam"] for r in rows] == [0.01, 1.0] and all(0 <= r["heads_kept"] <= 8 for r in rows)
-    out = run_experiment("voita_lambda", "smoke", out_dir=tmp_path, progress=False, params=dict(lambdas=[0.01, 0.1, 1.0]))
+    out = run_experiment("voita_lambda", "smoke", out_dir=tmp_path, progress=False, params=dict(lambdas=[0.01, 0.1, 1.0], seeds=[0, 1]))
     again = read_csv(out / "sweep.csv")
+    assert [(r["seed"], r["lam"]) for r in read_csv(out / "sweep_seeds.csv")] == [(1, 0.01), (1, 0.1), (1, 1.0)]   # the other seed's sweep
     assert [r["lam"] for r in again] == [0.01, 0.1, 1.0]
     assert [again[0]["seconds"], again[2]["seconds"]] == [rows[0]["seconds"], rows[1]["seconds"]]   # not rerun
     claims = read_csv(out / "claims.csv")                      # counts along the grid: point checks labelled, no interval
-    assert len(claims) == 3 and all("no interval" in c["rule"] and "seed 0:" in c["ours"] for c in claims)
+    assert len(claims) == 3 and all("no interval" in c["rule"] and "seed 0:" in c["ours"] and "seed 1:" in c["ours"] for c in claims)
     assert {c["verdict"] for c in claims[:2]} <= {"supported", "not supported"}
 
 def test_dsp2021_smoke_keeps_exactly_k(tmp_path, monkeypatch, smoke_cache):
