@@ -16,7 +16,7 @@ __all__ = ['LEVEL', 'N_BOOT', 'NOTICEABLE', 'CLOSE', 'ALMOST_EVERY', 'MIN_SEEDS'
            'ngram_stats', 'bleu_from_stats', 'Sample', 'correct_per_example', 'bleu_sample', 'task_scorer',
            'score_masked', 'save_sample', 'load_sample', 'cached_sample', 't_quantile', 'resample_weights', 'ordinal',
            'nth_best', 'Evidence', 'evidence', 'Rule', 'decide', 'claim_row', 'verdict_kind', 'verdict_counts',
-           'phase_limit', 'phase_plan']
+           'phase_limit', 'phase_plan', 'SeedRuns']
 
 # %% ../nbs/93_verdicts.ipynb #e4279dbb
 LEVEL = 0.95          # two-sided level of every interval
@@ -261,3 +261,29 @@ def phase_plan(budget_steps: int, batch_size: int, n_train: int) -> tuple[int | 
     limit = phase_limit(budget_steps, batch_size)
     if limit <= n_train: return limit, 1
     return None, math.ceil(budget_steps / math.ceil(n_train / batch_size))
+
+# %% ../nbs/93_verdicts.ipynb #a1b2v2code
+class SeedRuns:
+    "Per-seed baselines, budget phases and cached per-example scores of one reproduction run (see above)."
+    def __init__(self, profile: str, device, main_seed: int, bases: dict, scores_dir):
+        self.profile, self.device, self.main_seed, self.bases = profile, device, main_seed, bases
+        self.scores_dir, self._bases = Path(scores_dir), {}
+
+    def base(self, task: str, s: int):
+        "The trained baseline of `task` for seed `s` (the main seed's from `bases`, others from `recipes.trained`)."
+        if (task, s) not in self._bases:
+            if s == self.main_seed: self._bases[task, s] = self.bases[task]
+            else:
+                from headprune_nb.recipes import trained
+                self._bases[task, s] = trained(self.profile, task, s, self.device)
+        return self._bases[task, s]
+
+    def phase(self, task: str, budget_steps: int) -> tuple[int | None, int]:
+        "(training subset, epochs) of a pruning phase of about `budget_steps` steps on `task` (its joint batch size)."
+        from headprune_nb.recipes import _joint_batch_size
+        b = self.bases[task]
+        return phase_plan(budget_steps, _joint_batch_size(b), len(b.data["train"][0] if b.is_translation else b.data["train"]))
+
+    def scores(self, task: str, name: str, compute) -> Sample:
+        "The `Sample` cached as `scores/<task>/<name>.npz`, or `compute()` it and save it."
+        return cached_sample(self.scores_dir / task / f"{name}.npz", compute)

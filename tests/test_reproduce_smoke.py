@@ -70,7 +70,13 @@ def test_michel2019_pruning_smoke_curves(tmp_path, monkeypatch, smoke_cache):
     got = sorted((checks[c["claim"]], c["task"]) for c in claims)
     assert got == [("cross_most_fragile", "synthetic_mt"), ("harmless_share", "synthetic_cls"),
                    ("harmless_share", "synthetic_mt"), ("late_epochs_flat", "synthetic_mt")]   # the SST-2 claim has no smoke task
-    assert {c["verdict"] for c in claims} <= {"supported", "not supported"}
+    three_way = [c for c in claims if c.get("lo") not in (None, "")]       # importance and kinds: intervals over examples
+    assert sorted((checks[c["claim"]], c["task"]) for c in three_way) == [("cross_most_fragile", "synthetic_mt"),
+                                                                          ("harmless_share", "synthetic_cls"), ("harmless_share", "synthetic_mt")]
+    assert all(c["verdict"] in ("supported", "contradicted", "inconclusive") and c["lo"] <= c["point"] <= c["hi"]
+               and "supported if" in c["rule"] and c["seeds"] == 1 for c in three_way)
+    assert all(c["verdict"] in ("supported", "not supported") and "no interval" in c["rule"] for c in claims if c not in three_way)
+    assert (out / "scores" / "synthetic_mt" / "unpruned-seed0.npz").exists()       # per-example scores kept for resuming
 
 def test_michel2019_ablation_smoke_tables(tmp_path, monkeypatch, smoke_cache):
     monkeypatch.setenv("HEADPRUNE_CACHE", str(smoke_cache))
@@ -80,16 +86,28 @@ def test_michel2019_ablation_smoke_tables(tmp_path, monkeypatch, smoke_cache):
     best = read_csv(out / "tables_2_3_5_6.csv")
     assert sum(r["task"] == "synthetic_mt" for r in best) == 6           # 2 layers x 3 kinds
     assert all(r["delta_best_on_test"] >= r["delta_chosen_on_separate_set"] - 1e-9 for r in best)
+    claims = read_csv(out / "claims.csv")                         # two claims per task, intervals over the examples
+    assert sorted((c["task"], c["claim"][:9]) for c in claims) == sorted((t, c) for t in ("synthetic_cls", "synthetic_mt")
+                                                                         for c in ("At test t", "For most "))
+    assert all(c["verdict"] in ("supported", "contradicted", "inconclusive") and c["lo"] <= c["point"] <= c["hi"]
+               and "supported if" in c["rule"] and c["seeds"] == 1 for c in claims)
+    one = {r["task"]: r for r in claims if r["claim"].startswith("For most")}["synthetic_mt"]   # the point is the table's own delta
+    deltas = sorted((r["delta_chosen_on_separate_set"] for r in best if r["task"] == "synthetic_mt"), reverse=True)
+    assert abs(one["point"] - deltas[len(deltas) // 2]) < 1e-3
 
 def test_voita_lambda_smoke_sweep_resumes(tmp_path, monkeypatch, smoke_cache):
     monkeypatch.setenv("HEADPRUNE_CACHE", str(smoke_cache))
     out = run_experiment("voita_lambda", "smoke", out_dir=tmp_path, progress=False, params=dict(lambdas=[0.01, 1.0]))
     rows = read_csv(out / "sweep.csv")
     assert [r["lam"] for r in rows] == [0.01, 1.0] and all(0 <= r["heads_kept"] <= 8 for r in rows)
-    out = run_experiment("voita_lambda", "smoke", out_dir=tmp_path, progress=False, params=dict(lambdas=[0.01, 0.1, 1.0]))
+    out = run_experiment("voita_lambda", "smoke", out_dir=tmp_path, progress=False, params=dict(lambdas=[0.01, 0.1, 1.0], seeds=[0, 1]))
     again = read_csv(out / "sweep.csv")
+    assert [(r["seed"], r["lam"]) for r in read_csv(out / "sweep_seeds.csv")] == [(1, 0.01), (1, 0.1), (1, 1.0)]   # the other seed's sweep
     assert [r["lam"] for r in again] == [0.01, 0.1, 1.0]
     assert [again[0]["seconds"], again[2]["seconds"]] == [rows[0]["seconds"], rows[1]["seconds"]]   # not rerun
+    claims = read_csv(out / "claims.csv")                      # counts along the grid: point checks labelled, no interval
+    assert len(claims) == 3 and all("no interval" in c["rule"] and "seed 0:" in c["ours"] and "seed 1:" in c["ours"] for c in claims)
+    assert {c["verdict"] for c in claims[:2]} <= {"supported", "not supported"}
 
 def test_dsp2021_smoke_keeps_exactly_k(tmp_path, monkeypatch, smoke_cache):
     monkeypatch.setenv("HEADPRUNE_CACHE", str(smoke_cache))
@@ -158,7 +176,13 @@ def test_behnke2020_smoke_rounds_tables_and_resume(tmp_path, monkeypatch):
     t7 = read_csv(out / "table7.csv")
     assert t7[0]["model"] == "baseline" and t7[1]["params"] < t7[0]["params"]   # physically smaller
     claims = read_csv(out / "claims.csv")
-    assert len(claims) == 6 and {c["verdict"] for c in claims} <= {"supported", "not supported"}
+    assert len(claims) == 6
+    three_way = [c for c in claims if c.get("lo") not in (None, "")]        # the two BLEU comparisons: interval over sentences
+    assert {c["claim"] for c in three_way} == {"Quality holds until about 50-70% of the heads are removed",
+                                               "The lottery ticket beats the same architecture re-initialised"}
+    assert all(c["lo"] <= c["point"] <= c["hi"] and "supported if" in c["rule"] and c["seeds"] == 1
+               and c["verdict"] == "inconclusive" for c in three_way)          # one seed: never decisive
+    assert all(c["verdict"] in ("supported", "not supported") and "no interval" in c["rule"] for c in claims if c not in three_way)
     again = run_experiment("behnke2020", "smoke", out_dir=tmp_path / "b", progress=False)   # everything from the cache
     assert read_csv(again / "rounds.csv") == rounds
     assert read_csv(again / "table3.csv") == read_csv(out / "table3.csv")
