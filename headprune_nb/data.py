@@ -31,7 +31,7 @@ def data_dir(path=None) -> Path | None:
 # %% ../nbs/05_data.ipynb #b308b129
 DRY_RUN_ENV, DRY_RUN_LOG = "HEADPRUNE_DRY_RUN", "dry_run.jsonl"
 DRY_RUN_CAPS = dict(train_examples=4, eval_examples=4, batch_size=2, max_len=32, mt_batches=2, mt_max_tokens=48,
-                    steps=2, repeats=1, masks=1)
+                    steps=2, repeats=2, masks=1)   # repeats: a speed-up's interval needs two pairs
 FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "data" if "__file__" in globals() else Path("../tests/fixtures/data").resolve()
 
 def dry_run() -> bool:
