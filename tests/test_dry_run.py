@@ -8,7 +8,7 @@ import json, os, subprocess
 from pathlib import Path
 import pytest
 from headprune_nb.reproduce import EXPERIMENTS, dry_run_experiment, reproduce_dir, cost_table, COST_FILE
-from headprune_nb.data import DRY_RUN_ENV, load_glue, prepare_iwslt14, FIXTURES
+from headprune_nb.data import DRY_RUN_ENV, DRY_RUN_CAPS, load_glue, prepare_iwslt14, FIXTURES
 
 ALL = os.environ.get("HEADPRUNE_DRY_RUN_ALL") == "1"
 DEFAULT = ()
@@ -36,7 +36,7 @@ def test_narrowed_dry_run_in_ci(tmp_path):
     out = dry_run_experiment("michel2019_speed", params=dict(batch_sizes=[1], seq_len=16, levels=[72]),
                              out_dir=tmp_path / "speed", progress=False)
     prov = json.loads((out / "provenance.json").read_text())
-    assert "dry_run" in prov and prov["params"]["repeats"] == 1 and prov["params"]["n_masks"] == 1   # capped
+    assert "dry_run" in prov and prov["params"]["repeats"] == DRY_RUN_CAPS["repeats"] and prov["params"]["n_masks"] == DRY_RUN_CAPS["masks"]   # capped
     assert prov["params"]["model_name"] == "bert-base"
     for f in ("table4.csv", "table4_vs_published.csv", "figure4.csv", "figure4.png", "full_cost.json"): assert (out / f).exists(), f
 
