@@ -4,7 +4,7 @@
 
 # %% ../nbs/06_train.ipynb #b0798109
 from __future__ import annotations
-import contextlib, csv, functools, math, os, pickle, random, tempfile, time
+import contextlib, csv, functools, inspect, math, os, pickle, random, tempfile, time
 from dataclasses import dataclass, asdict, field
 from pathlib import Path
 import torch
@@ -29,8 +29,6 @@ class HeadPruner(nn.Module):
     def observe_confidence(self, confidence: torch.Tensor) -> None: pass
 
 # %% ../nbs/06_train.ipynb #509bc2b2
-import functools, inspect
-
 def _record_hparams(cls, **kw):
     "Wrap a subclass's `__init__` so that every constructor argument (defaults included) lands in `pruner.hparams`."
     super(HeadPruner, cls).__init_subclass__(**kw)
