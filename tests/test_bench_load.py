@@ -33,3 +33,11 @@ def test_compare_pruned_next_to_a_busy_loop_warns_and_records(busy, capsys):
     assert res["load"][0]["load_during_max"] is not None                         # and in what goes to provenance
     err = capsys.readouterr().err
     assert sum("warning: other work competed for the cores" in l for l in err.splitlines()) == 1, err
+
+def test_short_timing_is_judged_over_a_second(busy):
+    "/proc counts in 10 ms ticks: a timing of a few hundredths of a second is judged over JUDGE_SECONDS, and still sees the others."
+    from headprune_nb.bench import JUDGE_SECONDS
+    with LoadMonitor("test", warn=False) as mon: time.sleep(0.05)
+    r = mon.record
+    assert r["seconds"] < 0.5 and r["observed_seconds"] >= JUDGE_SECONDS, r
+    assert r["competing"] and r["other_cores"] >= COMPETING_CORES, r
