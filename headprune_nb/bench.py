@@ -105,7 +105,7 @@ def time_forward(models, batches, warmup: int = 1, repeats: int = 5, attention: 
 # %% ../nbs/03_bench.ipynb #063cfd35
 COMPETING_CORES = 0.5        # other processes busy on at least this many cores: the timing competed
 COMPETING_STEAL_PCT = 5.0    # or the hypervisor took at least this share of our cores' time
-JUDGE_SECONDS = 1.0          # competition is judged over at least this long: /proc counts in 10 ms ticks
+JUDGE_SECONDS = 1.0          # competition is judged only over timings this long: /proc counts in 10 ms ticks
 
 def load_average() -> float | None:
     "The 1-minute load average from /proc/loadavg (None where there is none)."
@@ -125,8 +125,9 @@ def _own_cpu_seconds() -> float:
 
 class LoadMonitor:
     "Context manager: the machine's load before, during and after the timing inside it; `.record` is a dict for provenance."
-    def __init__(self, what: str = "timing", interval: float = 0.5, warn: bool = True, judge_seconds: float = JUDGE_SECONDS):
-        self.what, self.interval, self.warn, self.judge_seconds, self.record = what, interval, warn, judge_seconds, {}
+    def __init__(self, what: str = "timing", interval: float = 0.5, warn: bool = True, judge_seconds: float | None = None):
+        self.what, self.interval, self.warn, self.record = what, interval, warn, {}
+        self.judge_seconds = JUDGE_SECONDS if judge_seconds is None else judge_seconds
         self._stop, self._samples = threading.Event(), []
 
     def _sample(self):
@@ -141,20 +142,19 @@ class LoadMonitor:
         return self
 
     def __exit__(self, *exc):
-        wall, own_timed = time.perf_counter() - self._t0, _own_cpu_seconds() - self._own0
-        if wall < self.judge_seconds: time.sleep(self.judge_seconds - wall)      # a short timing: watch a bit longer
         self._stop.set(); self._thread.join()
-        observed, own = time.perf_counter() - self._t0, _own_cpu_seconds() - self._own0
+        wall, own = time.perf_counter() - self._t0, _own_cpu_seconds() - self._own0
         j1, after = _cpu_jiffies(), load_average()
         r = dict(load_before=self._before, load_during_max=max(self._samples, default=after), load_after=after,
-                 cpu_count=os.cpu_count(), seconds=round(wall, 3), observed_seconds=round(observed, 3),
-                 own_cores=round(own_timed / wall, 2) if wall > 0 else None, other_cores=None, steal_pct=None)
-        if self._j0 is not None and j1 is not None and j1[1] > self._j0[1]:
+                 cpu_count=os.cpu_count(), seconds=round(wall, 3), own_cores=round(own / wall, 2) if wall > 0 else None,
+                 other_cores=None, steal_pct=None, competing=None)
+        if self._j0 is not None and j1 is not None and j1[1] > self._j0[1] and wall > 0:
             busy, total, steal = (b - a for a, b in zip(self._j0, j1))
             tck = os.sysconf("SC_CLK_TCK")
-            r["other_cores"] = round(max(0.0, busy / tck - own) / observed, 2)
+            r["other_cores"] = round(max(0.0, busy / tck - own) / wall, 2)
             r["steal_pct"] = round(100 * steal / total, 2)
-        r["competing"] = bool((r["other_cores"] or 0) >= COMPETING_CORES or (r["steal_pct"] or 0) >= COMPETING_STEAL_PCT)
+        if wall >= self.judge_seconds:                                   # shorter: one tick reads as a tenth of a core
+            r["competing"] = bool((r["other_cores"] or 0) >= COMPETING_CORES or (r["steal_pct"] or 0) >= COMPETING_STEAL_PCT)
         self.record = r
         if r["competing"] and self.warn:
             print(f"warning: other work competed for the cores during this {self.what} ({r['other_cores']} cores busy "

@@ -21,7 +21,9 @@ def test_monitor_sees_other_work(busy):
     assert r["other_cores"] >= COMPETING_CORES and r["competing"], r
     assert r["load_during_max"] is not None and r["own_cores"] < 0.5
 
-def test_compare_pruned_next_to_a_busy_loop_warns_and_records(busy, capsys):
+def test_compare_pruned_next_to_a_busy_loop_warns_and_records(busy, capsys, monkeypatch):
+    import headprune_nb.bench as bench
+    monkeypatch.setattr(bench, "JUDGE_SECONDS", 0.0)          # this tiny model's timings last well under a second
     from transformers import BertConfig, BertForSequenceClassification
     from headprune_nb.heads import random_keep_mask
     cfg = BertConfig(vocab_size=100, hidden_size=64, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128)
@@ -34,10 +36,9 @@ def test_compare_pruned_next_to_a_busy_loop_warns_and_records(busy, capsys):
     err = capsys.readouterr().err
     assert sum("warning: other work competed for the cores" in l for l in err.splitlines()) == 1, err
 
-def test_short_timing_is_judged_over_a_second(busy):
-    "/proc counts in 10 ms ticks: a timing of a few hundredths of a second is judged over JUDGE_SECONDS, and still sees the others."
+def test_short_timing_is_not_judged(busy):
+    "/proc counts in 10 ms ticks: a timing shorter than JUDGE_SECONDS records its load but is not called competing or not."
     from headprune_nb.bench import JUDGE_SECONDS
-    with LoadMonitor("test", warn=False) as mon: time.sleep(0.05)
+    with LoadMonitor("test", warn=False, judge_seconds=JUDGE_SECONDS) as mon: time.sleep(0.05)
     r = mon.record
-    assert r["seconds"] < 0.5 and r["observed_seconds"] >= JUDGE_SECONDS, r
-    assert r["competing"] and r["other_cores"] >= COMPETING_CORES, r
+    assert r["seconds"] < JUDGE_SECONDS and r["competing"] is None and r["other_cores"] is not None, r
