@@ -65,7 +65,8 @@ def make_pruner(method: str, model: nn.Module, K: int, steps: int, variant: str 
         tau_end = hp["tau_end"] if kw.pop("anneal", True) else hp["tau_ini"]     # anneal=False: tau stays at tau_ini
         cls, args, gate_lr = DSPPruner, dict(K=K, tau_ini=hp["tau_ini"], tau_end=tau_end, n_cooldown=at(hp["cooldown"])), hp["gate_lr"]
     elif method == "ste": cls, args, gate_lr = STEPruner, dict(K=K), hp["gate_lr"]
-    elif method == "voita": cls, args, gate_lr = VoitaPruner, dict(lam=hp["lam"]), hp["gate_lr"]
+    elif method == "voita":                     # a head counts as open above 0.5 in DSP's released re-run, above 0 in Voita's
+        cls, args, gate_lr = VoitaPruner, dict(lam=hp["lam"], open_above=0.5 if variant == "code" else 0.0), hp["gate_lr"]
     elif method == "lag": cls, args, gate_lr = LagPruner, dict(K=K, warmup=int(hp["warmup_share"] * steps)), hp["gate_lr"]
     else:
         if variant == "paper" and schedule not in ("paper", "cpu"): raise ValueError(f"schedule must be 'paper' or 'cpu'; got {schedule!r}")

@@ -340,8 +340,9 @@ def digest_dir(parent, name: str, spec: dict) -> Path:
     return Path(parent) / f"{name}-{hashlib.sha1(json.dumps(spec, sort_keys=True, default=str).encode()).hexdigest()[:8]}"
 
 def pruner_spec(pruner) -> dict:
-    "The pruner's class and every constructor argument (`HeadPruner.hparams`, `nbs/06_train`), for a run folder's digest."
-    return dict(cls=type(pruner).__name__, **getattr(pruner, "hparams", {}))
+    "The pruner's class and every constructor argument that changes training (`HeadPruner.hparams` less the class's `EVAL_ONLY`), for a run folder's digest."
+    skip = getattr(type(pruner), "EVAL_ONLY", ())
+    return dict(cls=type(pruner).__name__, **{k: v for k, v in getattr(pruner, "hparams", {}).items() if k not in skip})
 
 def joint_run_dir(base: Trained, name: str, cfg: TrainConfig, train_limit, from_start, pruner=None) -> Path:
     "`<cache>/runs/<profile>/<name>-<digest of the run's configuration and of the pruner's hyper-parameters>`."

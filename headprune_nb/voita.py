@@ -20,6 +20,7 @@ __all__ = ['VoitaPruner', 'nearest_k']
 # %% ../nbs/12_voita.ipynb #1527e833
 class VoitaPruner(HeadPruner):
     "Voita et al.'s joint pruner: Hard Concrete gate per head, penalty lambda * sum_h P(z_h != 0) (per_layer: averaged over layers)."
+    EVAL_ONLY = ("open_above",)    # read only when counting open heads: runs that differ in it train the same (one run folder)
     def __init__(self, H: int, lam: float, init: float | None = None, beta: float = BETA, gamma: float = GAMMA,
                  zeta: float = ZETA, sizes=None, per_layer: bool = False, open_above: float = 0.0, variant: str = "paper"):
         super().__init__()
