@@ -183,93 +183,86 @@ def _scheduler(opt, cfg: TrainConfig, span: int, pruner=None):
 # %% ../nbs/06_train.ipynb #f030e063
 def train(model: nn.Module, batches, cfg: TrainConfig, pruner: HeadPruner | None = None, evaluate=None,
           out_dir=None, resume: bool = False, log_every: int = 50, progress: bool = True, stop_after: int | None = None) -> dict:
-    "Train `model` (and `pruner`) on `batches(epoch)`; returns the final metrics. `stop_after` simulates an interruption."
-    random.seed(cfg.seed); torch.manual_seed(cfg.seed)
-    dev = torch.device(cfg.device)
-    model.to(dev).train()
-    if pruner is not None: pruner.to(dev).train()
-    opt = _optimizer(model, pruner, cfg)
-    model_params = [p for p in model.parameters() if p.requires_grad]    # clipped; the pruner's are not
-    if cfg.clip_gates and pruner is not None: model_params += list(pruner.parameters())   # their code clips all
-    per_epoch = len(batches(0))
-    if per_epoch == 0: raise ValueError("batches(0) is empty: no training data")
-    span = cfg.epochs * per_epoch                           # the whole run, from its step 0
-    if not 0 <= cfg.start_step < span:
-        raise ValueError(f"start_step={cfg.start_step} is outside the run's {span} steps ({cfg.epochs} epochs of {per_epoch})")
-    total = min(span - cfg.start_step, cfg.max_steps or math.inf)
-    sched = _scheduler(opt, cfg, span, pruner)
-    out = Path(out_dir) if out_dir else None
-    ckpt = out / "checkpoint.pt" if out else None
-    step, prior_seconds = 0, 0.0
-    start_epoch, skip = divmod(cfg.start_step, per_epoch)   # where a continued run picks up the data
-    if resume and ckpt is not None and ckpt.exists():
-        st = load_checkpoint(ckpt, map_location=dev)
-        _check_same_config(ckpt, st.get("config"), cfg)
-        model.load_state_dict(st["model"]); opt.load_state_dict(st["optimizer"]); sched.load_state_dict(st["scheduler"])
-        if pruner is not None: pruner.load_state_dict(st["pruner"])
-        step, start_epoch, skip = st["step"], st["epoch"], st["batch_in_epoch"]
-        prior_seconds = st.get("train_seconds", 0.0)          # time spent before the interruption
-        _set_rng_state(st["rng"])
-    log = _Log(out / "log.csv" if out else None, step if resume else None)
-    metrics, t0 = {}, time.time()
-    def seconds(): return prior_seconds + time.time() - t0
+    "Train `model` (and `pruner`) on `batches(epoch)`; returns the final metrics. Holds `out_dir`'s lock throughout. `stop_after` simulates an interruption."
+    with folder_lock(out_dir, wait=True) if out_dir is not None else contextlib.nullcontext():   # one run per folder (below)
+        random.seed(cfg.seed); torch.manual_seed(cfg.seed)
+        dev = torch.device(cfg.device)
+        model.to(dev).train()
+        if pruner is not None: pruner.to(dev).train()
+        opt = _optimizer(model, pruner, cfg)
+        model_params = [p for p in model.parameters() if p.requires_grad]    # clipped; the pruner's are not
+        if cfg.clip_gates and pruner is not None: model_params += list(pruner.parameters())   # their code clips all
+        per_epoch = len(batches(0))
+        if per_epoch == 0: raise ValueError("batches(0) is empty: no training data")
+        span = cfg.epochs * per_epoch                           # the whole run, from its step 0
+        if not 0 <= cfg.start_step < span:
+            raise ValueError(f"start_step={cfg.start_step} is outside the run's {span} steps ({cfg.epochs} epochs of {per_epoch})")
+        total = min(span - cfg.start_step, cfg.max_steps or math.inf)
+        sched = _scheduler(opt, cfg, span, pruner)
+        out = Path(out_dir) if out_dir else None
+        ckpt = out / "checkpoint.pt" if out else None
+        step, prior_seconds = 0, 0.0
+        start_epoch, skip = divmod(cfg.start_step, per_epoch)   # where a continued run picks up the data
+        if resume and ckpt is not None and ckpt.exists():
+            st = load_checkpoint(ckpt, map_location=dev)
+            _check_same_config(ckpt, st.get("config"), cfg)
+            model.load_state_dict(st["model"]); opt.load_state_dict(st["optimizer"]); sched.load_state_dict(st["scheduler"])
+            if pruner is not None: pruner.load_state_dict(st["pruner"])
+            step, start_epoch, skip = st["step"], st["epoch"], st["batch_in_epoch"]
+            prior_seconds = st.get("train_seconds", 0.0)          # time spent before the interruption
+            _set_rng_state(st["rng"])
+        log = _Log(out / "log.csv" if out else None, step if resume else None)
+        metrics, t0 = {}, time.time()
+        def seconds(): return prior_seconds + time.time() - t0
 
-    def checkpoint(epoch, b):
-        if ckpt is None: return
-        save_checkpoint(ckpt, model=model.state_dict(), optimizer=opt.state_dict(), scheduler=sched.state_dict(),
-                        pruner=pruner.state_dict() if pruner is not None else None, step=step, epoch=epoch,
-                        batch_in_epoch=b, rng=_rng_state(), config=asdict(cfg), train_seconds=seconds())
+        def checkpoint(epoch, b):
+            if ckpt is None: return
+            save_checkpoint(ckpt, model=model.state_dict(), optimizer=opt.state_dict(), scheduler=sched.state_dict(),
+                            pruner=pruner.state_dict() if pruner is not None else None, step=step, epoch=epoch,
+                            batch_in_epoch=b, rng=_rng_state(), config=asdict(cfg), train_seconds=seconds())
 
-    def run_eval(epoch):
-        nonlocal metrics
-        if evaluate is None: return
-        model.eval()
-        if pruner is not None: pruner.eval()      # test-time gates: no noise
-        ctx = head_gates(model, pruner.gates(step).detach()) if pruner is not None else contextlib.nullcontext()
-        with torch.no_grad(), ctx: metrics = dict(evaluate(model))
-        model.train()
-        if pruner is not None: pruner.train()
-        log.add(step=step, epoch=epoch, **{f"eval_{k}": v for k, v in metrics.items()})
+        def run_eval(epoch):
+            nonlocal metrics
+            if evaluate is None: return
+            model.eval()
+            if pruner is not None: pruner.eval()      # test-time gates: no noise
+            ctx = head_gates(model, pruner.gates(step).detach()) if pruner is not None else contextlib.nullcontext()
+            with torch.no_grad(), ctx: metrics = dict(evaluate(model))
+            model.train()
+            if pruner is not None: pruner.train()
+            log.add(step=step, epoch=epoch, **{f"eval_{k}": v for k, v in metrics.items()})
 
-    bar = tqdm(total=total, initial=step, desc="train", disable=not progress)
-    for epoch in range(start_epoch, cfg.epochs):
-        epoch_batches = batches(epoch)
-        for b in range(skip if epoch == start_epoch else 0, len(epoch_batches)):
+        bar = tqdm(total=total, initial=step, desc="train", disable=not progress)
+        for epoch in range(start_epoch, cfg.epochs):
+            epoch_batches = batches(epoch)
+            for b in range(skip if epoch == start_epoch else 0, len(epoch_batches)):
+                if step >= total: break
+                batch = {k: v.to(dev) for k, v in epoch_batches[b].items()}
+                rec = pruner is not None and pruner.wants_confidence(step)
+                ctx = head_gates(model, pruner.gates(step), rec) if pruner is not None else contextlib.nullcontext()
+                with ctx as session: loss = task_loss(model, batch, cfg.label_smoothing)
+                if rec: pruner.observe_confidence(session.confidence())
+                pen = pruner.penalty(step).to(dev) if pruner is not None else torch.zeros((), device=dev)
+                opt.zero_grad(set_to_none=True)
+                (loss + pen).backward()
+                if cfg.clip_norm and model_params: torch.nn.utils.clip_grad_norm_(model_params, cfg.clip_norm)
+                opt.step(); sched.step(); step += 1
+                bar.update(1); bar.set_postfix(loss=f"{loss.item():.3f}")
+                if step % log_every == 0 or step == total:
+                    log.add(step=step, epoch=epoch, loss=loss.item(), penalty=pen.item(), lr=sched.get_last_lr()[0],
+                            **(pruner.log_row(step) if pruner is not None else {}))
+                if cfg.eval_every and step % cfg.eval_every == 0: run_eval(epoch)
+                if cfg.checkpoint_every and step % cfg.checkpoint_every == 0: checkpoint(epoch, b + 1)
+                if stop_after is not None and step >= stop_after: bar.close(); return {"interrupted_at": step}
+            if not cfg.eval_every or step % cfg.eval_every: run_eval(epoch)
+            checkpoint(epoch + 1, 0)
+            if out is not None and epoch + 1 in cfg.snapshot_epochs:
+                save_checkpoint(out / f"epoch{epoch + 1}.pt", model=model.state_dict(), step=step)
             if step >= total: break
-            batch = {k: v.to(dev) for k, v in epoch_batches[b].items()}
-            rec = pruner is not None and pruner.wants_confidence(step)
-            ctx = head_gates(model, pruner.gates(step), rec) if pruner is not None else contextlib.nullcontext()
-            with ctx as session: loss = task_loss(model, batch, cfg.label_smoothing)
-            if rec: pruner.observe_confidence(session.confidence())
-            pen = pruner.penalty(step).to(dev) if pruner is not None else torch.zeros((), device=dev)
-            opt.zero_grad(set_to_none=True)
-            (loss + pen).backward()
-            if cfg.clip_norm and model_params: torch.nn.utils.clip_grad_norm_(model_params, cfg.clip_norm)
-            opt.step(); sched.step(); step += 1
-            bar.update(1); bar.set_postfix(loss=f"{loss.item():.3f}")
-            if step % log_every == 0 or step == total:
-                log.add(step=step, epoch=epoch, loss=loss.item(), penalty=pen.item(), lr=sched.get_last_lr()[0],
-                        **(pruner.log_row(step) if pruner is not None else {}))
-            if cfg.eval_every and step % cfg.eval_every == 0: run_eval(epoch)
-            if cfg.checkpoint_every and step % cfg.checkpoint_every == 0: checkpoint(epoch, b + 1)
-            if stop_after is not None and step >= stop_after: bar.close(); return {"interrupted_at": step}
-        if not cfg.eval_every or step % cfg.eval_every: run_eval(epoch)
-        checkpoint(epoch + 1, 0)
-        if out is not None and epoch + 1 in cfg.snapshot_epochs:
-            save_checkpoint(out / f"epoch{epoch + 1}.pt", model=model.state_dict(), step=step)
-        if step >= total: break
-    bar.close()
-    if not metrics and evaluate is not None and start_epoch >= cfg.epochs: run_eval(cfg.epochs - 1)  # resumed a finished run
-    model.eval()
-    return dict(metrics, steps=step, train_seconds=round(seconds(), 1))
-
-# %% ../nbs/06_train.ipynb #46297c3a
-_train_loop = train
-
-@functools.wraps(_train_loop)
-def train(model: nn.Module, batches, cfg: TrainConfig, pruner: HeadPruner | None = None, evaluate=None, out_dir=None, **kw) -> dict:
-    with folder_lock(out_dir, wait=True) if out_dir is not None else contextlib.nullcontext():
-        return _train_loop(model, batches, cfg, pruner, evaluate, out_dir, **kw)
+        bar.close()
+        if not metrics and evaluate is not None and start_epoch >= cfg.epochs: run_eval(cfg.epochs - 1)  # resumed a finished run
+        model.eval()
+        return dict(metrics, steps=step, train_seconds=round(seconds(), 1))
 
 # %% ../nbs/06_train.ipynb #7a7422e9
 @torch.no_grad()
