@@ -15,8 +15,8 @@ import torch
 __all__ = ['LEVEL', 'N_BOOT', 'NOTICEABLE', 'CLOSE', 'ALMOST_EVERY', 'MIN_SEEDS', 'VERDICTS', 'OLD_STYLE', 'SEEDS', 'BUDGETS',
            'ngram_stats', 'bleu_from_stats', 'Sample', 'correct_per_example', 'bleu_sample', 'task_scorer',
            'score_masked', 'save_sample', 'load_sample', 'cached_sample', 't_quantile', 'resample_weights', 'ordinal',
-           'nth_best', 'Evidence', 'evidence', 'Rule', 'decide', 'claim_row', 'verdict_kind', 'verdict_counts',
-           'phase_limit', 'phase_plan', 'SeedRuns']
+           'nth_best', 'Evidence', 'evidence', 'Rule', 'decide', 'claim_row', 'seed_vote', 'vote_row', 'verdict_kind',
+           'verdict_counts', 'phase_limit', 'phase_plan', 'SeedRuns']
 
 # %% ../nbs/93_verdicts.ipynb #e4279dbb
 LEVEL = 0.95          # two-sided level of every interval
@@ -227,6 +227,24 @@ def claim_row(claim: str, task: str, rule: Rule, ev: Evidence, budget=None, min_
                 seed_sd=None if ev.seed_sd is None else round(ev.seed_sd, 3), examples=ev.n_examples,
                 budget="" if budget is None else budget, why=why, **extra)
 
+# %% ../nbs/93_verdicts.ipynb #c0a1e5v2
+def seed_vote(holds, min_seeds: int = MIN_SEEDS) -> tuple[str, str]:
+    "(verdict, reason) of a property checked once per training seed: `holds` has one bool per seed."
+    holds = [bool(h) for h in holds]
+    n, k = len(holds), sum(holds)
+    verdict = "supported" if n and k == n else "contradicted" if n and k == 0 else "inconclusive"
+    if verdict == "inconclusive": return verdict, f"holds in {k} of {n} seeds" if n else "no seed checked"
+    if n < min_seeds: return "inconclusive", f"{n} seed(s): would be {verdict}, but training noise is not measured"
+    return verdict, f"holds in {'all' if k else 'none'} of {n} seeds"
+
+def vote_row(claim: str, task: str, what: str, holds, ours: str, min_seeds: int = MIN_SEEDS, **extra) -> dict:
+    "One claims.csv row for a property checked per seed (`what`, in words): verdict by `seed_vote`, its rule written."
+    verdict, why = seed_vote(holds, min_seeds)
+    return dict(claim=claim, task=task, ours=ours, verdict=verdict, seeds=len(holds), seeds_holding=f"{sum(map(bool, holds))}/{len(holds)}",
+                rule=f"per-seed check, no interval: {what}; supported if it holds in every one of at least {min_seeds} seeds, "
+                     "contradicted if in none, else inconclusive", why=why, **extra)
+
+
 # %% ../nbs/93_verdicts.ipynb #19359ab2
 OLD_STYLE = " (old style: single seed, no interval)"
 
@@ -234,7 +252,8 @@ def verdict_kind(row: dict) -> str:
     "A claims.csv row's verdict as shown: three-way verdicts unchanged, two-way ones (no interval) marked old style."
     v = str(row.get("verdict", "") or "")
     if v.endswith(OLD_STYLE): return v
-    if v in VERDICTS and row.get("lo") not in (None, ""): return v          # three-way, with its interval
+    if v in VERDICTS and (row.get("lo") not in (None, "") or row.get("seeds_holding") not in (None, "")):
+        return v                                                             # three-way: an interval, or one vote per seed
     if v in ("supported", "not supported"): return v + OLD_STYLE
     return v
 
