@@ -70,12 +70,11 @@ def test_michel2019_pruning_smoke_curves(tmp_path, monkeypatch, smoke_cache):
     got = sorted((checks[c["claim"]], c["task"]) for c in claims)
     assert got == [("cross_most_fragile", "synthetic_mt"), ("harmless_share", "synthetic_cls"),
                    ("harmless_share", "synthetic_mt"), ("late_epochs_flat", "synthetic_mt")]   # the SST-2 claim has no smoke task
-    three_way = [c for c in claims if c.get("lo") not in (None, "")]       # importance and kinds: intervals over examples
-    assert sorted((checks[c["claim"]], c["task"]) for c in three_way) == [("cross_most_fragile", "synthetic_mt"),
-                                                                          ("harmless_share", "synthetic_cls"), ("harmless_share", "synthetic_mt")]
+    three_way = [c for c in claims if c.get("lo") not in (None, "")]       # every claim: an interval over examples
+    assert len(three_way) == len(claims), claims
     assert all(c["verdict"] in ("supported", "contradicted", "inconclusive") and c["lo"] <= c["point"] <= c["hi"]
                and "supported if" in c["rule"] and c["seeds"] == 1 for c in three_way)
-    assert all(c["verdict"] in ("supported", "not supported") and "no interval" in c["rule"] for c in claims if c not in three_way)
+    assert (out / "scores" / "synthetic_mt" / "epoch20-removed40-seed0.npz").exists()   # figure 5's snapshots, scored per sentence
     assert (out / "scores" / "synthetic_mt" / "unpruned-seed0.npz").exists()       # per-example scores kept for resuming
 
 def test_michel2019_ablation_smoke_tables(tmp_path, monkeypatch, smoke_cache):
