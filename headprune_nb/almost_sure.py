@@ -237,8 +237,11 @@ class PassPruner(HeadPruner):
         q0, q1, qnb = pass_probs(g.log_alpha, g.beta, g.gamma, g.zeta, self.eps)
         pen = float(self.lam_now) * pass_sparsifier(q0, q1, qnb, self.s)
         if self.concentrator and float(self.lam_c_now): pen = pen + float(self.lam_c_now) * r_conc(q0, self.sizes)
-        if self.training: self.code_step(step)   # after the penalty's graph is built: their update after the backward
         return pen
+
+    def after_backward(self, step: int) -> None:
+        "The trainer calls this between backward and optimizer step, where their code does its bookkeeping (code variant)."
+        if self.training and self.variant == "code": self.code_step(step)
 
     @torch.no_grad()
     def code_step(self, step: int) -> dict:

@@ -27,6 +27,7 @@ class HeadPruner(nn.Module):
     def log_row(self, step: int) -> dict: return {}        # e.g. the temperature, the current selection
     def wants_confidence(self, step: int) -> bool: return False   # PASS reopens closed gates by confidence
     def observe_confidence(self, confidence: torch.Tensor) -> None: pass
+    def after_backward(self, step: int) -> None: pass       # before the optimizer step: PASS's code updates lambda, clips, reopens
 
 # %% ../nbs/06_train.ipynb #509bc2b2
 def _record_hparams(cls, **kw):
@@ -246,6 +247,7 @@ def train(model: nn.Module, batches, cfg: TrainConfig, pruner: HeadPruner | None
                 opt.zero_grad(set_to_none=True)
                 (loss + pen).backward()
                 if cfg.clip_norm and model_params: torch.nn.utils.clip_grad_norm_(model_params, cfg.clip_norm)
+                if pruner is not None: pruner.after_backward(step)
                 opt.step(); sched.step(); step += 1
                 bar.update(1); bar.set_postfix(loss=f"{loss.item():.3f}")
                 if step % log_every == 0 or step == total:
