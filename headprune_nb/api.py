@@ -51,14 +51,17 @@ def model_family(model: nn.Module) -> str:
 def _shares_to_steps(shares, steps: int) -> tuple:
     return tuple(sorted({max(1, round(x * steps)) for x in shares} & set(range(1, steps))))
 
-def make_pruner(method: str, model: nn.Module, K: int, steps: int, variant: str = "code", schedule: str = "cpu",
-                **kw) -> HeadPruner:
-    "The `HeadPruner` of a joint method for `model` and `K`, its schedule fitted to `steps` steps; `pruner.train_options` holds its gate lr and trainer options."
+def make_pruner(method: str, model: nn.Module, K: int | None = None, steps: int | None = None, variant: str = "code",
+                schedule: str = "cpu", **kw) -> HeadPruner:
+    "The `HeadPruner` of a joint method for `model` and `K`, its schedule fitted to `steps` steps (Voita: neither; its lambda decides); `pruner.train_options` holds its gate lr and trainer options."
     if method not in HP: raise ValueError(f"unknown method {method!r}; choose one of {', '.join(HP)} (michel needs no pruner)")
     if variant not in VARIANTS: raise ValueError(f"variant must be one of {', '.join(VARIANTS)}; got {variant!r}")
     index = HeadIndex.from_model(model)
     H, fam = index.H, model_family(model)
-    check_k(K, H)
+    if method != "voita":
+        if K is None: raise ValueError(f"{method} prunes to a given K: pass K (1..{H})")
+        if steps is None and method != "ste": raise ValueError(f"{method}'s schedule is fitted to the phase: pass steps (the phase's optimizer steps)")
+        check_k(K, H)
     hp = dict(HP[method][fam])
     at = lambda share: max(1, round(share * steps))
     if method == "dsp":
