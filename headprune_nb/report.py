@@ -138,6 +138,7 @@ def claim_evidence(c: dict) -> dict:
     "The interval, rule, seeds and budget of a claims.csv row ('' where an old-style row has none)."
     has = c.get("lo") not in (None, "")
     interval = f"{c['point']:+.2f} [{c['lo']:+.2f}, {c['hi']:+.2f}] ({c.get('level', 0.95):.0%}, {c.get('seeds')} seeds)" if has else ""
+    if not has and c.get("seeds_holding") not in (None, ""): interval = f"holds in {c['seeds_holding']} seeds"   # verdicts.vote_row
     return dict(interval=interval, rule=c.get("rule", "") or "", budget=c.get("budget", "") or "")
 
 def claim_counts(claims: list[dict]) -> list[dict]:
