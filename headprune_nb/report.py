@@ -251,9 +251,11 @@ def report_blocks(found, claims: list[dict], yours=()) -> list[tuple]:
                 blocks += [("p", "Claims:"), ("table", _claim_table(these, lead=()))]
             for label, d in (("committed", d_c), ("yours", d_y)):
                 if d is not None and (d / "budgets.csv").exists():
-                    blocks += [("p", f"Budget sensitivity ({label}; the verdict at each phase length, in steps):"),
+                    blocks += [("p", f"Budget sensitivity ({label}; the verdict at each phase length, in steps; phase default: the "
+                                     "main table's runs, decided by the same statistic as the budget rows):"),
                                ("table", [dict(claim=c["claim"], task=c.get("task", ""), budget=c.get("budget", ""),
-                                               interval=claim_evidence(c)["interval"], verdict=verdict_kind(c))
+                                               interval=claim_evidence(c)["interval"], verdict=verdict_kind(c),
+                                               phase=c.get("phase", ""))
                                           for c in read_csv(d / "budgets.csv")])]
     return blocks
 

@@ -4,7 +4,7 @@
 
 # %% ../nbs/93_verdicts.ipynb #b7ff7883
 from __future__ import annotations
-import math, os, tempfile
+import contextlib, math, os, tempfile
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,7 +16,7 @@ __all__ = ['LEVEL', 'N_BOOT', 'NOTICEABLE', 'CLOSE', 'ALMOST_EVERY', 'MIN_SEEDS'
            'ngram_stats', 'bleu_from_stats', 'Sample', 'correct_per_example', 'bleu_sample', 'task_scorer',
            'score_masked', 'save_sample', 'load_sample', 'cached_sample', 't_quantile', 'resample_weights', 'ordinal',
            'nth_best', 'Evidence', 'evidence', 'Rule', 'decide', 'claim_row', 'seed_vote', 'vote_row', 'verdict_kind',
-           'verdict_counts', 'phase_limit', 'phase_plan', 'SeedRuns']
+           'verdict_counts', 'phase_limit', 'phase_plan', 'SeedRuns', 'budget_table']
 
 # %% ../nbs/93_verdicts.ipynb #e4279dbb
 LEVEL = 0.95          # two-sided level of every interval
@@ -306,3 +306,21 @@ class SeedRuns:
     def scores(self, task: str, name: str, compute) -> Sample:
         "The `Sample` cached as `scores/<task>/<name>.npz`, or `compute()` it and save it."
         return cached_sample(self.scores_dir / task / f"{name}.npz", compute)
+
+    @staticmethod
+    def name(method: str, K: int, s: int, budget_steps: int | None = None) -> str:
+        "The cache name of `method`'s scores at `K` heads, seed `s`, after a phase of `budget_steps` (None: the profile's phase)."
+        return f"{method}-K{K}-seed{s}" + (f"-steps{budget_steps}" if budget_steps else "")
+
+    @contextlib.contextmanager
+    def budget(self, P: dict, task: str, budget_steps: int | None = None):
+        "Within: `P['train_limit'][task]`, `P['epochs'][task]` are those of a phase of `budget_steps` (`phase`; None: unchanged); restored after."
+        saved = P["train_limit"][task], P["epochs"][task]
+        if budget_steps: P["train_limit"][task], P["epochs"][task] = self.phase(task, budget_steps)
+        try: yield
+        finally: P["train_limit"][task], P["epochs"][task] = saved
+
+def budget_table(claim: str, task: str, rule: Rule, stat, runs_at, budgets, default_steps: int, seed: int = 0, **extra) -> list[dict]:
+    "`claim_row`s of `rule` on `stat` of `runs_at(b)` (one {name: Sample} per seed) at the default phase (b None, `default_steps` steps) and each of `budgets`."
+    return [claim_row(claim, task, rule, evidence(runs_at(b), stat, seed=seed), budget=b or default_steps,
+                      phase="budget" if b else "default", **extra) for b in [None, *budgets]]

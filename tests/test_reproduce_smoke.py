@@ -116,7 +116,7 @@ def test_dsp2021_smoke_keeps_exactly_k(tmp_path, monkeypatch, smoke_cache):
     out = run_experiment("dsp2021", "smoke", out_dir=tmp_path, progress=False)
     rows = read_csv(out / "table3.csv")
     methods = {"michel", "pipelined_dsp", "voita", "ste", "joint_dsp"}
-    for task, ks in (("synthetic_cls", {2, 6}), ("synthetic_mt", {4, 16})):
+    for task, ks in (("synthetic_cls", {2, 6}), ("synthetic_mt", {3, 16})):
         assert {(r["method"], r["K"]) for r in rows if r["task"] == task} == {(m, k) for m in methods for k in ks}
     for m in read_csv(out / "table3_masks.csv"):
         assert str(m["kept"]).count("1") == m["K"]           # every method keeps exactly K heads
@@ -131,13 +131,27 @@ def test_dsp2021_smoke_keeps_exactly_k(tmp_path, monkeypatch, smoke_cache):
     decided = [c for c in claims if c.get("lo") not in (None, "")]        # three-way verdicts with an interval and a rule
     assert decided and all(c["verdict"] in ("supported", "contradicted", "inconclusive") for c in decided)
     assert all(c["lo"] <= c["point"] <= c["hi"] and c["seeds"] == 2 and "supported if" in c["rule"] for c in decided)
-    budget_rows = read_csv(out / "budgets.csv")                              # the budget table: each budget claim at 4 and 12 steps
-    assert {(c["task"], c["budget"]) for c in budget_rows} == {(t, b) for t in ("synthetic_cls", "synthetic_mt") for b in (4, 12)}
-    assert list(out.glob("scores/synthetic_mt/joint_dsp-K4-seed1-steps12.npz"))   # per-example scores kept for resuming
+    # the budget table: the budget forms of the two claims (joint and pipelined DSP at budget_ks, K=2 and K=3; only the
+    # Enc-Dec's K=3 of 24 heads is below H/6), at the default phase (the main table's steps) and at 4 and 12 steps
+    budget_rows = read_csv(out / "budgets.csv")
+    steps = {c["task"]: int(str(c["budget"]).split()[0]) for c in decided}
+    forms = {("synthetic_cls", "joint DSP beats pipelined DSP"), ("synthetic_mt", "joint DSP beats pipelined DSP"),
+             ("synthetic_mt", "joint DSP leads pipelined DSP and Michel below H/6")}
+    assert sorted((c["task"], c["claim"].split(" (")[0], c["phase"], c["budget"]) for c in budget_rows) == sorted(
+        (t, f, p, b) for t, f in forms for p, b in (("default", steps[t]), ("budget", 4), ("budget", 12)))
+    for c in budget_rows:
+        assert "Voita and STE not run" in c["claim"] and c["verdict"] in ("supported", "contradicted", "inconclusive")
+        assert c["lo"] <= c["point"] <= c["hi"] and c["seeds"] == 2 and "supported if" in c["rule"]
+        assert ("(joint DSP - pipelined DSP)" if "beats" in c["claim"] else "(joint DSP - max(pipelined DSP, Michel))") in c["rule"]
+        assert c["published_claim"] in {p["claim"] for p in read_csv(reproduce_dir() / "published" / "li2021_claims.csv")}
+    assert (out / "scores/synthetic_mt/joint_dsp-K3-seed1-steps12.npz").exists()     # per-example scores kept for resuming
+    trained_at_budgets = {p.name.split("-K")[0] for p in out.glob("scores/*/*-steps*.npz")}
+    assert trained_at_budgets == {"pipelined_dsp", "joint_dsp"}                          # Voita, STE: not at budgets; Michel: reused
+    assert not list(out.glob("scores/synthetic_mt/*-K16-*-steps*.npz"))                 # only the K of budget_ks
     # resuming a finished run redoes nothing and gives the same table
     again = run_experiment("dsp2021", "smoke", out_dir=tmp_path, progress=False)
     assert read_csv(again / "table3.csv") == read_csv(out / "table3.csv")
-    assert read_csv(again / "claims.csv") == claims
+    assert read_csv(again / "claims.csv") == claims and read_csv(again / "budgets.csv") == budget_rows
 
 def test_pass2023_smoke_equal_k_speed_and_almost_sure(tmp_path, monkeypatch, smoke_cache):
     monkeypatch.setenv("HEADPRUNE_CACHE", str(smoke_cache))
@@ -160,11 +174,23 @@ def test_pass2023_smoke_equal_k_speed_and_almost_sure(tmp_path, monkeypatch, smo
     best = [c for c in claims if c.get("lo") not in (None, "")]       # "best accuracy": three-way, with interval, 2 seeds
     assert {c["task"] for c in best} == {"synthetic_cls", "synthetic_mt"}
     assert all(c["verdict"] in ("supported", "contradicted", "inconclusive") and c["seeds"] == 2 for c in best)
-    assert {(c["task"], c["budget"]) for c in read_csv(out / "budgets.csv")} == {(t, b) for t in ("synthetic_cls", "synthetic_mt")
-                                                                               for b in (4, 12)}
+    # the budget table: its budget form (PASS, DSP and LAG at K=2, the smoke K of the claim) on budget_tasks, at the default
+    # phase (the main table's steps) and at 4 and 12 steps
+    budget_rows = read_csv(out / "budgets.csv")
+    steps = {c["task"]: int(str(c["budget"]).split()[0]) for c in best}
+    assert [(c["task"], c["phase"], c["budget"]) for c in budget_rows] == [("synthetic_cls", "default", steps["synthetic_cls"]),
+                                                                         ("synthetic_cls", "budget", 4), ("synthetic_cls", "budget", 12)]
+    published = {p["claim"] for p in read_csv(reproduce_dir() / "published" / "pass2023_claims.csv")}
+    for c in budget_rows:
+        assert "Voita not run" in c["claim"] and "PASS - best of DSP, LAG at K=2 >" in c["rule"] and c["published_claim"] in published
+        assert c["verdict"] in ("supported", "contradicted", "inconclusive") and c["lo"] <= c["point"] <= c["hi"] and c["seeds"] == 2
+    assert {p.name.split("-steps")[0] for p in out.glob("scores/*/*-steps*.npz")} == {f"{m}-K2-seed{s}" for m in ("pass", "dsp", "lag")
+                                                                                     for s in (0, 1)}
+    assert not list(out.glob("scores/synthetic_mt/*-steps*.npz"))                    # only the tasks of budget_tasks
     again = run_experiment("pass2023", "smoke", out_dir=tmp_path, progress=False)   # resuming redoes nothing
     assert read_csv(again / "table1.csv") == rows
     assert [c for c in read_csv(again / "claims.csv") if c.get("lo") not in (None, "")] == best   # scores cached: same intervals
+    assert read_csv(again / "budgets.csv") == budget_rows
 
 def test_behnke2020_smoke_rounds_tables_and_resume(tmp_path, monkeypatch):
     monkeypatch.setenv("HEADPRUNE_CACHE", str(tmp_path / "cache"))
