@@ -52,8 +52,8 @@ def _shares_to_steps(shares, steps: int) -> tuple:
     return tuple(sorted({max(1, round(x * steps)) for x in shares} & set(range(1, steps))))
 
 def make_pruner(method: str, model: nn.Module, K: int | None = None, steps: int | None = None, variant: str = "code",
-                schedule: str = "cpu", **kw) -> HeadPruner:
-    "The `HeadPruner` of a joint method for `model` and `K`, its schedule fitted to `steps` steps (Voita: neither; its lambda decides); `pruner.train_options` holds its gate lr and trainer options."
+                schedule: str = "cpu", seed: int = 0, **kw) -> HeadPruner:
+    "The `HeadPruner` of a joint method for `model` and `K`, its schedule fitted to `steps` steps (Voita: neither; its lambda decides), its initial values drawn from `seed`; `pruner.train_options` holds its gate lr and trainer options."
     if method not in HP: raise ValueError(f"unknown method {method!r}; choose one of {', '.join(HP)} (michel needs no pruner)")
     if variant not in VARIANTS: raise ValueError(f"variant must be one of {', '.join(VARIANTS)}; got {variant!r}")
     index = HeadIndex.from_model(model)
@@ -81,7 +81,9 @@ def make_pruner(method: str, model: nn.Module, K: int | None = None, steps: int 
         cls, gate_lr = (PassConcPruner if method == "passconc" else PassPruner), sc["gate_lr"]
         if method == "passconc" and variant == "paper": args["window"] = (at(sc["window"][0]), at(sc["window"][1]))
     if "variant" in inspect.signature(cls.__init__).parameters: args["variant"] = variant
-    pruner = cls(H, **dict(args, **kw))
+    with torch.random.fork_rng(devices=[]):         # a random initialisation (PASS's code: Xavier) follows `seed` only
+        torch.manual_seed(seed)
+        pruner = cls(H, **dict(args, **kw))
     pruner.train_options = dict(gate_lr=gate_lr, **(CODE_TRAIN_OPTIONS if variant == "code" and method != "lag" else {}))
     return pruner
 
