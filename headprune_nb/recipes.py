@@ -10,7 +10,7 @@ from pathlib import Path
 import torch
 from .data import (load_glue, glue_task, bucket_batches, collate_classification, collate_translation,
                                synthetic_classification, synthetic_translation, Vocab, vocab_beside, read_lines, prepare_translation,
-                               data_dir, WordTokenizer, dry_run, dry_cap, dry_note, FULL_SIZES, FIXTURES)
+                               data_dir, WordTokenizer, dry_run, dry_cap, dry_note, dry_replay, FULL_SIZES, FIXTURES)
 from .train import TrainConfig, train, task_loss, accuracy, translate, bleu
 
 # %% auto #0
@@ -18,7 +18,7 @@ __all__ = ['CLS_RECIPES', 'MT_RECIPES', 'ORIGIN', 'cache_dir', 'ClsRecipe', 'cls
            'train_config', 'translation_data', 'mt_model', 'mt_batches', 'mt_valid_loss', 'run_mt_recipe', 'Trained',
            'find_recipe', 'model_dir', 'run_dir', 'trained', 'imported_origin', 'task_batches', 'task_metric',
            'full_batches_per_epoch', 'digest_dir', 'pruner_spec', 'joint_run_dir', 'joint_steps', 'phase_config',
-           'joint_run']
+           'replay_phase', 'joint_run']
 
 # %% ../nbs/07_recipes.ipynb #5cf6403e
 def cache_dir() -> Path:
@@ -366,10 +366,31 @@ def phase_config(r, n_batches: int, epochs: int = 1, lr: float | None = None, ga
     if not from_start: cfg = dataclasses.replace(cfg, warmup_steps=min(cfg.warmup_steps, max(1, epochs * n_batches // 10)))
     return dataclasses.replace(cfg, gate_lr=gate_lr, train_model=train_model)
 
+def _phase_path(base: Trained, pruner, train_model: bool, from_start: bool) -> tuple:
+    "What changes the code a pruning phase takes: the pruner's class and flags (not K, lambda or step counts), the task, what trains, the start."
+    flags = tuple(sorted((k, v) for k, v in getattr(pruner, "hparams", {}).items() if isinstance(v, (bool, str))))
+    return ("joint_run", type(pruner).__name__, base.task, train_model, from_start, flags)
+
+def replay_phase(pruner, cfg: TrainConfig, n_batches: int, out_dir, device: str = "cpu") -> Path:
+    """A dry run's replay of a pruning phase whose code path trained already: no model copy, no optimizer step. The pruner's
+    gates, penalty and log row and the learning rate are evaluated at the phase's first and last real steps, into `out_dir/log.csv`."""
+    from headprune_nb.train import lr_factor
+    from headprune_nb.reproduce import write_csv
+    span, rows = cfg.epochs * n_batches, []
+    pruner.to(device).train()
+    with torch.no_grad():
+        for s in sorted({cfg.start_step, span - 1}):
+            pruner.gates(s)
+            rows.append(dict(step=s + 1, epoch=s // n_batches, penalty=float(pruner.penalty(s)),
+                             lr=cfg.lr * lr_factor(s, cfg.schedule, cfg.warmup_steps, span), **pruner.log_row(s + 1)))
+    Path(out_dir).mkdir(parents=True, exist_ok=True)
+    return write_csv(Path(out_dir) / "log.csv", rows)
+
 def joint_run(base: Trained, pruner, name: str, train_limit: int | None = None, epochs: int = 1, lr: float | None = None,
               gate_lr: float | None = None, train_model: bool = True, from_start: bool = False, seed: int = 0, device: str = "cpu",
               log_every: int = 50, progress: bool = False):
-    "Train a copy of `base.model` (or of its untrained start) with `pruner` in a run folder `name-<digest>`; returns (model, folder)."
+    """Train a copy of `base.model` (or of its untrained start) with `pruner` in a run folder `name-<digest>`; returns (model, folder).
+    In a dry run, a phase whose code path trained already is replayed (`replay_phase`) and returns `base.model` itself."""
     import copy, dataclasses
     r = base.recipe
     batches = lambda epoch: task_batches(base, "train", train_limit, seed, _joint_batch_size(base), shuffle=epoch)
@@ -380,9 +401,12 @@ def joint_run(base: Trained, pruner, name: str, train_limit: int | None = None, 
     cfg = dataclasses.replace(phase_config(r, n_batches, epochs, lr, gate_lr, train_model, from_start, seed, device), **opts)
     if dry_run(): _note_train(name, r, epochs * full_batches_per_epoch(r, base.data, train_limit, _joint_batch_size(base)), base.model,
                 train_model=train_model, batch_size=_joint_batch_size(base), data=base.data)
+    out_dir = joint_run_dir(base, name, cfg, train_limit, from_start, pruner)
+    if dry_replay(_phase_path(base, pruner, train_model, from_start)):
+        replay_phase(pruner, cfg, n_batches, out_dir, device); pruner.eval()
+        return base.model, out_dir
     if from_start: model = mt_model(r, base.tokenizer, seed) if base.is_translation else cls_model(r, base.data, seed)[0]
     else: torch.manual_seed(seed); model = copy.deepcopy(base.model)
-    out_dir = joint_run_dir(base, name, cfg, train_limit, from_start, pruner)
     train(model, batches, cfg, pruner=pruner, out_dir=out_dir, resume=True, log_every=log_every, progress=progress)
     pruner.eval()
     return model, out_dir
