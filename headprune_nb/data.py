@@ -30,7 +30,7 @@ def data_dir(path=None) -> Path | None:
 
 # %% ../nbs/05_data.ipynb #b308b129
 DRY_RUN_ENV, DRY_RUN_LOG = "HEADPRUNE_DRY_RUN", "dry_run.jsonl"
-DRY_RUN_CAPS = dict(train_examples=4, eval_examples=4, batch_size=2, max_len=32, mt_batches=2, mt_max_tokens=48,
+DRY_RUN_CAPS = dict(train_examples=4, eval_examples=4, batch_size=2, max_len=16, mt_batches=2, mt_max_tokens=48,
                     steps=2,            # optimizer steps executed per training phase (schedules still span the real steps)
                     repeats=2, masks=1, # timed repeats (a speed-up's interval needs two pairs); random masks per level
                     bench_seq_len=8,    # tokens per example in timings (the real batch sizes are kept)
@@ -59,12 +59,12 @@ _PATHS_MET: dict = {}
 def dry_replay(path) -> bool:
     """In a dry run, True once code path `path` (a key naming what changes the code taken, not the numbers: a pruner's
     class and flags, say) has already run `DRY_RUN_CAPS['executions']` times in this dry run: the caller then replays it
-    cheaply (no optimizer steps, no timing) and says so in dry_run.jsonl. Always False outside a dry run."""
+    cheaply (no optimizer steps, no timing) and says so, once, in dry_run.jsonl. Always False outside a dry run."""
     if not dry_run(): return False
     key = (os.environ[DRY_RUN_ENV], path)
     _PATHS_MET[key] = _PATHS_MET.get(key, 0) + 1
     if _PATHS_MET[key] <= DRY_RUN_CAPS["executions"]: return False
-    dry_note("replay", path=path)
+    if _PATHS_MET[key] == DRY_RUN_CAPS["executions"] + 1: dry_note("replay", path=path)     # noted once
     return True
 
 def dry_notes(folder) -> list[dict]:

@@ -15,6 +15,7 @@ from .heads import HeadIndex, per_site
 from .gates import head_gates
 from .prune import check_keep
 from .fidelity import check_variant
+from .data import dry_run, dry_note, dry_replay, DRY_RUN_CAPS
 
 # %% auto #0
 __all__ = ['example_losses', 'normalize_per_site', 'head_importance', 'pruning_schedule', 'evaluate_masked', 'iterative_pruning',
@@ -145,7 +146,7 @@ def iterative_pruning(model: nn.Module, evaluate, batches=None, share: float = 0
     curve, masks, scores = [dict(removed=0, heads_left=index.H, pruned=0.0, metric=base)], [keep.clone()], None
     for target in tqdm(schedule, desc="pruning", disable=not progress):
         if order is not None: scores = torch.as_tensor(order, dtype=torch.float64)
-        elif scores is None or reestimate:
+        elif scores is None or (reestimate and not dry_replay(("re-estimated importance", type(model).__name__))):
             scores = head_importance(model, batches, keep=keep, variant=variant, per_token=per_token).double()
         alive = (keep & cand).nonzero().flatten()
         n_out = target - int((~keep & cand).sum())
@@ -171,11 +172,21 @@ def kind_mask(index: HeadIndex, kind: str) -> torch.Tensor:
     return torch.tensor([s.kind == kind for s in index.sites for _ in range(s.n_heads)], dtype=torch.bool)
 
 # %% ../nbs/10_michel.ipynb #99e3dc57
+def _dry_replayed_heads(index: HeadIndex, what: str) -> dict[int, int]:
+    "A dry run: {head: the head of its site whose result it replays} for all but the first `executions` heads of each site; {} otherwise."
+    if not dry_run(): return {}
+    n = DRY_RUN_CAPS["executions"]
+    rep = {index.offsets[i] + j: index.offsets[i] for i, s in enumerate(index.sites) for j in range(n, s.n_heads)}
+    if rep: dry_note("replay", path=[what, f"{index.H - len(rep)} of {index.H} heads evaluated: the first of each site"])
+    return rep
+
 def ablate_each_head(model: nn.Module, evaluate, progress: bool = True) -> torch.Tensor:
     "Metric with each head alone masked ([H]): Michel Table 1 (subtract the unmasked metric for deltas)."
     index = HeadIndex.from_model(model)
     out = torch.zeros(index.H, dtype=torch.float64)
+    replayed = _dry_replayed_heads(index, "ablate_each_head")
     for h in tqdm(range(index.H), desc="one head masked", disable=not progress):
+        if h in replayed: out[h] = out[replayed[h]]; continue
         keep = torch.ones(index.H, dtype=torch.bool); keep[h] = False
         out[h] = evaluate_masked(model, evaluate, keep)
     return out
@@ -184,7 +195,9 @@ def single_head_per_site(model: nn.Module, evaluate, progress: bool = True) -> t
     "Metric when head h's site keeps head h only, for every h ([H]): Michel Tables 2, 3, 5, 6."
     index = HeadIndex.from_model(model)
     out = torch.zeros(index.H, dtype=torch.float64)
+    replayed = _dry_replayed_heads(index, "single_head_per_site")
     for h in tqdm(range(index.H), desc="one head per layer", disable=not progress):
+        if h in replayed: out[h] = out[replayed[h]]; continue
         i = next(i for i in range(len(index.sites)) if h < index.offsets[i] + index.sites[i].n_heads)
         keep = torch.ones(index.H, dtype=torch.bool); keep[index.span(i)] = False; keep[h] = True
         out[h] = evaluate_masked(model, evaluate, keep)
