@@ -15,11 +15,12 @@ from .heads import HeadIndex, per_site
 from .gates import head_gates
 from .prune import check_keep
 from .fidelity import check_variant
-from .data import dry_run, dry_note, dry_replay, DRY_RUN_CAPS
+import os
+from .data import dry_run, dry_note, dry_replay, DRY_RUN_CAPS, DRY_RUN_ENV
 
 # %% auto #0
-__all__ = ['example_losses', 'normalize_per_site', 'head_importance', 'pruning_schedule', 'evaluate_masked', 'iterative_pruning',
-           'kind_mask', 'ablate_each_head', 'single_head_per_site', 'best_single_head']
+__all__ = ['example_losses', 'normalize_per_site', 'head_importance', 'pruning_schedule', 'masked_value', 'evaluate_masked',
+           'iterative_pruning', 'kind_mask', 'ablate_each_head', 'single_head_per_site', 'best_single_head']
 
 # %% ../nbs/10_michel.ipynb #48c210eb
 def example_losses(model: nn.Module, batch: dict) -> tuple[torch.Tensor, torch.Tensor]:
@@ -114,11 +115,27 @@ def pruning_schedule(n: int, share: float = 0.1, variant: str = "paper") -> list
     return sorted({min(n, c) for c in counts} - {0} | {n})
 
 # %% ../nbs/10_michel.ipynb #b63da111
+_EVALUATED = {}     # a dry run: the last value of each evaluation path, which its replays return
+
 @torch.no_grad()
-def evaluate_masked(model: nn.Module, evaluate, keep) -> float:
-    "`evaluate(model)` with the heads outside `keep` gated off."
+def masked_value(model: nn.Module, evaluate, keep):
+    """`evaluate(model)` with the heads outside `keep` gated off, as `evaluate` returns it. In a dry run, an evaluation of a
+    recipe's metric (`recipes.task_metric`, `verdicts.task_scorer`: they carry `dry_path`) on a mask pattern already
+    evaluated (all heads, a layer emptied, or neither) is replayed: noted for the cost table, not run."""
     index = HeadIndex.from_model(model)
-    with head_gates(model, check_keep(index, keep).float().to(_device(model))): return float(evaluate(model))
+    keep, path = check_keep(index, keep), getattr(evaluate, "dry_path", None)
+    if path is not None and dry_run():
+        emptied = any(s.n_heads and not keep[index.span(i)].any() for i, s in enumerate(index.sites))
+        path = ("evaluate", type(model).__name__, index.H, *path, bool(keep.all()), emptied)
+        key = (os.environ[DRY_RUN_ENV], path)
+        if dry_replay(path) and key in _EVALUATED: evaluate.dry_note(); return _EVALUATED[key]
+    with head_gates(model, keep.float().to(_device(model))): value = evaluate(model)
+    if path is not None and dry_run(): _EVALUATED[key] = value
+    return value
+
+def evaluate_masked(model: nn.Module, evaluate, keep) -> float:
+    "`evaluate(model)` with the heads outside `keep` gated off (in a dry run, replayed as `masked_value` says)."
+    return float(masked_value(model, evaluate, keep))
 
 def iterative_pruning(model: nn.Module, evaluate, batches=None, share: float = 0.1, reestimate: bool | None = None,
                       order=None, candidates=None, heads_left=None, progress: bool = True, variant: str = "paper",

@@ -294,13 +294,13 @@ def _mean_len(r, data) -> float:
     if isinstance(r, ClsRecipe): return float(r.max_len)      # an upper bound: every batch padded to max_len
     return sum(max(len(s.split()), len(t.split())) + 1 for s, t in zip(*data["train"])) / max(1, len(data["train"][0]))
 
-def _note_train(what: str, r, steps: int, model, train_model: bool = True, batch_size: int | None = None, data=None):
-    "Dry run: note a training phase of the real run (steps, tokens per step, model) for the cost table."
+def _note_train(what: str, r, steps: int, model, train_model: bool = True, batch_size: int | None = None, data=None, run=None):
+    "Dry run: note a training phase of the real run (steps, tokens per step, model; its run folder, trained once however often asked) for the cost table."
     if not dry_run(): return
     tokens = r.batch_size * r.max_len if isinstance(r, ClsRecipe) and not batch_size else (
         batch_size * _mean_len(r, data) if batch_size else r.max_tokens)
     dry_note("train", what=what, model=r.model, steps=int(steps), tokens_per_step=round(tokens), train_model=train_model,
-             vocab=model.config.vocab_size, labels=getattr(model.config, "num_labels", None))
+             vocab=model.config.vocab_size, labels=getattr(model.config, "num_labels", None), run=run and str(run))
 
 def _note_eval(t: Trained, split: str, limit: int | None, beam: int | None):
     "Dry run: note one evaluation of the real run (its examples) for the cost table."
@@ -311,12 +311,14 @@ def _note_eval(t: Trained, split: str, limit: int | None, beam: int | None):
              beam=(beam or r.beam) if t.is_translation else 1, vocab=t.model.config.vocab_size,
              labels=getattr(t.model.config, "num_labels", None))
 
-def _noted(t: Trained, split: str, limit, beam, metric):
-    "`metric`; in a dry run, one that notes each evaluation of the real run (its examples) before it scores."
+def _noted(t: Trained, split: str, limit, beam, metric, kind: str = "metric"):
+    """`metric`; in a dry run, one that notes each evaluation of the real run (its examples) before it scores, and says
+    which evaluation it is (`dry_path`, by which `michel.masked_value` replays repeats; a replay calls `dry_note`)."""
     if not dry_run(): return metric
     def noted(model):
         _note_eval(t, split, limit, beam)
         return metric(model)
+    noted.dry_path, noted.dry_note = (t.task, split, limit, beam, kind), lambda: _note_eval(t, split, limit, beam)
     return noted
 
 def _dry_iwslt14(root: Path | None) -> dict:
@@ -399,9 +401,9 @@ def joint_run(base: Trained, pruner, name: str, train_limit: int | None = None, 
     opts.pop("gate_lr", None)
     n_batches = full_batches_per_epoch(r, base.data, train_limit, _joint_batch_size(base)) if dry_run() else len(batches(0))
     cfg = dataclasses.replace(phase_config(r, n_batches, epochs, lr, gate_lr, train_model, from_start, seed, device), **opts)
-    if dry_run(): _note_train(name, r, epochs * full_batches_per_epoch(r, base.data, train_limit, _joint_batch_size(base)), base.model,
-                train_model=train_model, batch_size=_joint_batch_size(base), data=base.data)
     out_dir = joint_run_dir(base, name, cfg, train_limit, from_start, pruner)
+    if dry_run(): _note_train(name, r, epochs * full_batches_per_epoch(r, base.data, train_limit, _joint_batch_size(base)), base.model,
+                train_model=train_model, batch_size=_joint_batch_size(base), data=base.data, run=out_dir)
     if dry_replay(_phase_path(base, pruner, train_model, from_start)):
         replay_phase(pruner, cfg, n_batches, out_dir, device); pruner.eval()
         return base.model, out_dir
