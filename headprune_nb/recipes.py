@@ -369,9 +369,11 @@ def phase_config(r, n_batches: int, epochs: int = 1, lr: float | None = None, ga
     return dataclasses.replace(cfg, gate_lr=gate_lr, train_model=train_model)
 
 def _phase_path(base: Trained, pruner, train_model: bool, from_start: bool) -> tuple:
-    "What changes the code a pruning phase takes: the pruner's class and flags (not K, lambda or step counts), the task, what trains, the start."
+    """What changes the code a pruning phase takes: the pruner's class and flags (not K, lambda or step counts), the
+    architecture and its number of labels (GLUE tasks of one label count share a path), what trains, the start."""
     flags = tuple(sorted((k, v) for k, v in getattr(pruner, "hparams", {}).items() if isinstance(v, (bool, str))))
-    return ("joint_run", type(pruner).__name__, base.task, train_model, from_start, flags)
+    arch = (type(base.model).__name__, getattr(base.model.config, "num_labels", None) if not base.is_translation else None)
+    return ("joint_run", type(pruner).__name__, *arch, train_model, from_start, flags)
 
 def replay_phase(pruner, cfg: TrainConfig, n_batches: int, out_dir, device: str = "cpu") -> Path:
     """A dry run's replay of a pruning phase whose code path trained already: no model copy, no optimizer step. The pruner's
