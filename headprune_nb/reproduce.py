@@ -11,7 +11,7 @@ import headprune_nb
 
 # %% auto #0
 __all__ = ['PROFILES', 'EXPERIMENTS', 'INSTALLED', 'USER_RESULTS', 'LOCK', 'KERNEL_ARGS', 'KERNEL_ENV', 'RESERVED', 'COMPLETE',
-           'GPU_ASSUMPTION', 'COST_FILE', 'Experiment', 'get_experiment', 'reproduce_dir', 'results_dir',
+           'GPU_ASSUMPTION', 'COST_FILE', 'EVAL_BATCH', 'Experiment', 'get_experiment', 'reproduce_dir', 'results_dir',
            'committed_dir', 'umask_mode', 'write_atomic', 'write_csv', 'write_json', 'read_csv', 'other_tasks_rows',
            'cached_tensor', 'FolderBusy', 'folder_lock', 'machine_info', 'provenance', 'markdown_table', 'pivot',
            'parse_param', 'run_experiment', 'quiet_kernel', 'live_output', 'notebook_params', 'check_params',
@@ -463,6 +463,8 @@ def _model_measures(model: str, vocab: int | None, labels: int | None, seq: int 
     with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t): m(**batch, labels=labels_).loss.backward()
     return dict(flops_per_token=flops, activation_bytes_per_token=sum(saved.values()) / seq, params=n_params(m))
 
+EVAL_BATCH = 32      # evaluation's peak memory: the weights and the activations of this many examples (an upper bound: inference keeps none for backward)
+
 def full_cost(notes: list[dict]) -> dict:
     "What the real (full-profile) run costs, from a dry run's notes: steps, examples, FLOPs, GPU hours, peak memory."
     measures, train_flops, eval_flops, peak, steps, examples, runs = {}, 0.0, 0.0, 0.0, 0, 0, set()
@@ -480,6 +482,7 @@ def full_cost(notes: list[dict]) -> dict:
         else:
             examples += n["examples"]
             eval_flops += n.get("beam", 1) * m["flops_per_token"] * n["tokens"] * n["examples"]
+            peak = max(peak, 4 * m["params"] + m["activation_bytes_per_token"] * n["tokens"] * n.get("beam", 1) * EVAL_BATCH)
     flops = train_flops + eval_flops
     return dict(train_steps=steps, eval_examples=examples, train_flops=train_flops, eval_flops=eval_flops,
                 gpu_hours=flops / (GPU_ASSUMPTION["tflops"] * 1e12) / 3600, peak_memory_gib=peak / 2**30,
