@@ -10,12 +10,12 @@ from pathlib import Path
 
 # %% auto #0
 __all__ = ['DRY_RUN_ENV', 'DRY_RUN_LOG', 'DRY_RUN_CAPS', 'FIXTURES', 'GLUE_TASKS', 'FULL_SIZES', 'IWSLT14_TEST', 'DICTS',
-           'data_dir', 'dry_run', 'dry_cap', 'dry_note', 'dry_replay', 'dry_notes', 'fixtures_dir', 'GlueTask',
-           'Example', 'glue_task', 'utf8_lines', 'read_glue_file', 'load_glue', 'read_lines', 'read_parallel',
-           'moses_tokenize', 'clean_pairs', 'learn_bpe', 'apply_bpe', 'remove_bpe', 'prepare_translation',
-           'prepare_iwslt14', 'Vocab', 'read_fairseq_dict', 'PairVocab', 'vocab_pair', 'save_vocab', 'vocab_beside',
-           'bucket_batches', 'collate_classification', 'collate_translation', 'synthetic_classification',
-           'synthetic_translation', 'WordTokenizer']
+           'data_dir', 'dry_run', 'dry_cap', 'dry_note', 'DryBatches', 'dry_batches', 'dry_replay', 'dry_notes',
+           'fixtures_dir', 'GlueTask', 'Example', 'glue_task', 'utf8_lines', 'read_glue_file', 'load_glue',
+           'read_lines', 'read_parallel', 'moses_tokenize', 'clean_pairs', 'learn_bpe', 'apply_bpe', 'remove_bpe',
+           'prepare_translation', 'prepare_iwslt14', 'Vocab', 'read_fairseq_dict', 'PairVocab', 'vocab_pair',
+           'save_vocab', 'vocab_beside', 'bucket_batches', 'collate_classification', 'collate_translation',
+           'synthetic_classification', 'synthetic_translation', 'WordTokenizer']
 
 # %% ../nbs/05_data.ipynb #5eb9867f
 def data_dir(path=None) -> Path | None:
@@ -53,6 +53,17 @@ def dry_note(kind: str, **info) -> None:
     if not dry_run() or not folder.is_dir(): return
     import json
     with open(folder / DRY_RUN_LOG, "a", encoding="utf-8") as f: f.write(json.dumps(dict(kind=kind, **info), default=str) + "\n")
+
+class DryBatches(list):
+    "A dry run's few batches standing for an epoch of `n` (its length): the loop's schedules and epoch arithmetic see the real epoch, item i is batch i mod the few."
+    def __init__(self, batches, n: int): super().__init__(batches); self.n = max(1, n)
+    def __len__(self): return self.n
+    def __getitem__(self, i): return super().__getitem__(i % super().__len__())
+
+def dry_batches(batches, n: int):
+    "`batches` (epoch -> list) as an epoch of `n` batches in a dry run (`DryBatches`); unchanged otherwise."
+    if not dry_run(): return batches
+    return lambda epoch: DryBatches(batches(epoch), n)
 
 _PATHS_MET: dict = {}
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import torch
 from .data import (load_glue, glue_task, bucket_batches, collate_classification, collate_translation,
                                synthetic_classification, synthetic_translation, Vocab, vocab_beside, read_lines, prepare_translation,
-                               data_dir, WordTokenizer, dry_run, dry_cap, dry_note, dry_replay, FULL_SIZES, FIXTURES)
+                               data_dir, WordTokenizer, dry_run, dry_cap, dry_note, dry_replay, dry_batches, FULL_SIZES, FIXTURES)
 from .train import TrainConfig, train, task_loss, accuracy, translate, bleu
 
 # %% auto #0
@@ -82,6 +82,7 @@ def run_cls_recipe(r: ClsRecipe, seed: int = 0, device: str = "cpu", out_dir=Non
     train_ex, eval_ex = data["train"], data["eval"]
     model, tok = cls_model(r, data, seed)
     train_b = _cls_batches(tok, train_ex, r.batch_size, r.max_len, True)
+    if dry_run(): train_b = dry_batches(train_b, full_batches_per_epoch(r, data))      # the real epoch's length
     eval_b = _cls_batches(tok, eval_ex, 128, r.max_len, False)(0)
     cfg = train_config(r, full_batches_per_epoch(r, data) if dry_run() else len(train_b(0)), seed, device)
     if dry_run(): _note_train(f"fine-tune {r.task}", r, cfg.epochs * full_batches_per_epoch(r, data), model, data=data)
@@ -160,7 +161,7 @@ def mt_batches(r: MtRecipe, data: dict, vocab, seed: int = 0):
     def batches(epoch):
         idxs = bucket_batches(lengths, max_tokens=dry_cap(r.max_tokens, "mt_max_tokens"), seed=seed * 1000 + epoch)
         return [collate_translation(vocab, [pairs[i] for i in idx]) for idx in idxs[:dry_cap(len(idxs), "mt_batches")]]
-    return batches
+    return dry_batches(batches, full_batches_per_epoch(r, data) if dry_run() else 0)   # a dry run: the real epoch's length
 
 def mt_valid_loss(data: dict, vocab, device: str = "cpu", n: int = 500):
     "Evaluation function: mean loss over the first `n` validation pairs."
@@ -398,6 +399,7 @@ def joint_run(base: Trained, pruner, name: str, train_limit: int | None = None, 
     import copy, dataclasses
     r = base.recipe
     batches = lambda epoch: task_batches(base, "train", train_limit, seed, _joint_batch_size(base), shuffle=epoch)
+    if dry_run(): batches = dry_batches(batches, full_batches_per_epoch(r, base.data, train_limit, _joint_batch_size(base)))
     opts = dict(getattr(pruner, "train_options", {}))      # set by api.make_pruner: the method's gate lr and trainer options
     gate_lr = gate_lr if gate_lr is not None else opts.pop("gate_lr", 0.1)
     opts.pop("gate_lr", None)

@@ -197,7 +197,7 @@ def train(model: nn.Module, batches, cfg: TrainConfig, pruner: HeadPruner | None
     span = cfg.epochs * per_epoch                           # the whole run, from its step 0
     if not 0 <= cfg.start_step < span:
         raise ValueError(f"start_step={cfg.start_step} is outside the run's {span} steps ({cfg.epochs} epochs of {per_epoch})")
-    total = min(span - cfg.start_step, cfg.max_steps or math.inf)
+    total = dry_cap(min(span - cfg.start_step, cfg.max_steps or math.inf), "steps")   # a dry run: a couple of steps of any run
     sched = _scheduler(opt, cfg, span, pruner)
     out = Path(out_dir) if out_dir else None
     ckpt = out / "checkpoint.pt" if out else None
