@@ -46,7 +46,7 @@ EXPERIMENTS = {e.name: e for e in [
                "cpu: MiniLM-L6 on SST-2, RTE and an MNLI proxy (dev-matched -> dev-mismatched), small Enc-Dec on "
                "Multi30k; full: bert-base on MNLI/GLUE, transformer_iwslt_de_en on IWSLT14 (60 epochs)",
                (), {"smoke": "about 35 s (32.5 s measured, 2 cores nearly idle)", "cpu": "about 1 h 40 min on 2 cores (SST-2 36 min, Multi30k ~40 min, RTE ~18 min, MNLI proxy 6 min)",
-                    "full": "about 6 h on one GPU"}, "the unpruned rows of every table: bert-base on MNLI, QQP, QNLI, SST-2, RTE; IWSLT14 BLEU"),
+                    "full": "one GPU; GPU hours: the cost line below (bert-base on five GLUE tasks, the IWSLT model for 60 epochs)"}, "the unpruned rows of every table: bert-base on MNLI, QQP, QNLI, SST-2, RTE; IWSLT14 BLEU"),
     Experiment("michel2019_pruning", "michel2019_pruning.ipynb",
                "Iterative pruning by head importance",
                "Michel et al. 2019 Figure 3 (metric vs share of heads pruned by I_h and by one-head ablation), "
@@ -68,21 +68,21 @@ EXPERIMENTS = {e.name: e for e in [
                "pruner keeps is hard to aim at a chosen K",
                ("li2021_figure3_voita.csv",),
                {"smoke": "about 1 min or less (41 kernel CPU-seconds on a busy machine; idle wall time not measured)", "cpu": "about 20 min on 2 cores (15 lambdas; needs the cpu baselines)",
-                "full": "about 10 h on one GPU (3 epochs of MNLI per lambda)"}, "Li 2021 Figure 3 (Voita et al. 2019 re-run)"),
+                "full": "one GPU; GPU hours: the cost line below (3 epochs of MNLI per lambda, 21 lambdas, 3 seeds)"}, "Li 2021 Figure 3 (Voita et al. 2019 re-run)"),
     Experiment("dsp2021", "dsp2021.ipynb",
                "Five ways to keep exactly K heads: Michel, pipelined DSP, Voita, STE, joint DSP",
                "Li et al. 2021 Table 3 / Figure 2 (metric vs heads kept, five methods), Figure 5 (speed-up and size vs "
                "metric), Figure 6 (kept heads per layer), Figure 7 (joint DSP selection dynamics), section 5 claims",
                ("li2021_table3.csv", "li2021_claims.csv"),
                {"smoke": "about 1 min (62 kernel CPU-seconds on a busy machine; idle wall time not measured)", "cpu": "about 3 h on 2 cores (needs the cpu baselines; resumable by task)",
-                "full": "several GPU-days (5 methods x 22 K on bert-base/MNLI, x 20 K on IWSLT)"}, "Li 2021 Table 3, Figures 2, 5, 6, 7"),
+                "full": "GPU-days; GPU hours: the cost line below (5 methods x 22 K on bert-base/MNLI, x 20 K on IWSLT, 3 seeds)"}, "Li 2021 Table 3, Figures 2, 5, 6, 7"),
     Experiment("pass2023", "pass2023.ipynb",
                "PASS and PASSCONC against DSP, LAG and Voita at K = 16, 32, 48, 64",
                "PASS 2023 Table 1 (metric at equal K), Table 2 (attention-layer speed-up of the pruned models), "
                "Tables 4-7 (per GLUE task), figure 6 (speed-up vs metric), almost-sure sparsity at the end, claims",
                ("pass2023_accuracy.csv", "pass2023_speedup.csv", "pass2023_claims.csv"),
                {"smoke": "about 1 min (56 kernel CPU-seconds on a busy machine; idle wall time not measured)", "cpu": "about 2 h on 2 cores (SST-2 15 min, Multi30k 25 min, RTE 45 min, MNLI proxy "
-                "about 35 min; needs the cpu baselines; resumable by task)", "full": "about 2 GPU-days (5 methods x 4 K x 5 tasks)"}, "PASS 2023 Tables 1, 2, 4-7, Figure 6"),
+                "about 35 min; needs the cpu baselines; resumable by task)", "full": "GPU-days; GPU hours: the cost line below (5 methods x 4 K x 5 tasks, 3 seeds)"}, "PASS 2023 Tables 1, 2, 4-7, Figure 6"),
     Experiment("behnke2020", "behnke2020.ipynb",
                "Losing heads in the lottery: confidence-guided iterative pruning with late resetting",
                "Behnke & Heafield 2020 Table 3 (BLEU and heads per layer and kind after each pruning round), Table 5 "
@@ -90,7 +90,7 @@ EXPERIMENTS = {e.name: e for e in [
                ("behnke2020_table3.csv", "behnke2020_table4.csv", "behnke2020_table5.csv", "behnke2020_table7.csv",
                 "behnke2020_claims.csv"),
                {"smoke": "under 1 min of CPU (a plumbing check: 4 tiny translation models on 64 pairs; 40 CPU-seconds for the whole `headprune reproduce`, papermill and kernel, at load average 11-12 on 2 cores; idle wall time not measured)", "cpu": "about 1 h on 2 cores (trains its own Multi30k models; resumable)",
-                "full": "about 1 GPU-day (IWSLT14, 7 rounds, 7 converged and 5 re-initialised runs of 60 epochs)"}, "Behnke & Heafield 2020 Tables 3, 5, 7"),
+                "full": "one GPU; GPU hours: the cost line below (IWSLT14, 7 rounds, 7 converged and 5 re-initialised runs of 60 epochs)"}, "Behnke & Heafield 2020 Tables 3, 5, 7"),
 ]}
 
 def get_experiment(name: str, profile: str | None = None) -> Experiment:
@@ -524,6 +524,8 @@ def cost_line(name: str, path=None) -> str:
     "One line saying what the full run of `name` costs, from the cost table."
     row = next((r for r in cost_table(path) if r["name"] == name), None)
     if row is None: return "full run cost: not estimated yet (run `headprune reproduce --all --profile full --dry-run`)"
+    if not row["train_steps"] and not row["eval_examples"]:       # michel2019_speed: it only times forward passes
+        return f"full run: no training or evaluation, only timed forward passes ({EXPERIMENTS[name].runtime.get('full', 'not estimated')})"
     return (f"full run: {row['train_steps']:,} training steps, {row['eval_examples']:,} evaluation examples, "
             f"{row['pflops']:,} PFLOP, about {row['gpu_hours']:,} GPU hours on {GPU_ASSUMPTION['gpu']} at "
             f"{GPU_ASSUMPTION['tflops']:g} TFLOP/s, peak memory about {row['peak_memory_gib']} GiB")

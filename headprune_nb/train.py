@@ -257,7 +257,7 @@ def train(model: nn.Module, batches, cfg: TrainConfig, pruner: HeadPruner | None
             if stop_after is not None and step >= stop_after: bar.close(); return {"interrupted_at": step}
         if not cfg.eval_every or step % cfg.eval_every: run_eval(epoch)
         checkpoint(epoch + 1, 0)
-        if out is not None and epoch + 1 in cfg.snapshot_epochs:
+        if out is not None and epoch + 1 in cfg.snapshot_epochs and not dry_replay(("snapshot",)):   # a dry run: one
             save_checkpoint(out / f"epoch{epoch + 1}.pt", model=model.state_dict(), step=step)
         if step >= total: break
     bar.close()
