@@ -11,6 +11,7 @@ from torch import nn
 from torch.utils.flop_counter import FlopCounterMode
 from tqdm.auto import tqdm
 from .heads import HeadIndex
+from .data import dry_cap, dry_replay, DRY_RUN_ENV
 
 # %% auto #0
 __all__ = ['COMPETING_CORES', 'COMPETING_STEAL_PCT', 'JUDGE_SECONDS', 'LOAD_FIELDS', 'n_params', 'size_on_disk', 'random_batch',
@@ -34,6 +35,7 @@ def size_on_disk(model: nn.Module) -> int:
 def random_batch(model: nn.Module, batch_size: int, seq_len: int, tgt_len: int | None = None, seed: int = 0) -> dict:
     "Random token ids (and all-ones attention mask) shaped for `model`, on its device."
     if batch_size < 1 or seq_len < 1: raise ValueError(f"batch_size and seq_len must be >= 1; got {batch_size}, {seq_len}")
+    seq_len, tgt_len = dry_cap(seq_len, "bench_seq_len"), tgt_len and dry_cap(tgt_len, "bench_seq_len")   # a dry run: short inputs
     g = torch.Generator().manual_seed(seed)
     vocab, dev = model.config.vocab_size, next(model.parameters()).device
     ids = torch.randint(3, vocab, (batch_size, seq_len), generator=g)
@@ -263,6 +265,14 @@ class Rows(list):
     def _repr_markdown_(self): return self.table()
 
 # %% ../nbs/03_bench.ipynb #48c60f72
+_COMPARED = {}      # a dry run: the comparison each code path last timed in full, which its replays return
+
+def _comparison_path(model, keep, batch_sizes, tgt_len, attention) -> tuple:
+    "What changes the code a comparison takes: the architecture, batch sizes, target length, attention timing, emptied layers."
+    index, keep = HeadIndex.from_model(model), torch.as_tensor(keep, dtype=torch.bool)
+    emptied = any(not keep[index.span(i)].any() for i in range(len(index.sites)))
+    return ("compare_pruned", type(model).__name__, tuple(batch_sizes), tgt_len is None, bool(attention), emptied)
+
 def compare_pruned(model: nn.Module, keep, batch_sizes=(1, 4, 16, 64), seq_len: int = 128, tgt_len: int | None = None,
                    warmup: int = 1, repeats: int = 5, attention: bool = False, progress: bool = True, seed: int = 0,
                    max_repeats: int | None = None, halfwidth_pct: float = 2.0) -> dict:
@@ -272,7 +282,11 @@ def compare_pruned(model: nn.Module, keep, batch_sizes=(1, 4, 16, 64), seq_len: 
     import copy
     from headprune_nb.prune import prune_heads
     if repeats < 2: raise ValueError(f"compare_pruned needs repeats >= 2 for an interval; got {repeats}")
+    repeats, max_repeats = dry_cap(repeats, "repeats"), dry_cap(max_repeats, "repeats")
     max_repeats = max(repeats, max_repeats or repeats)
+    path = _comparison_path(model, keep, batch_sizes, tgt_len, attention)
+    if dry_replay(path) and (os.environ.get(DRY_RUN_ENV), path) in _COMPARED:   # a dry run: this path was timed already
+        return dict(_COMPARED[os.environ.get(DRY_RUN_ENV), path], heads_kept=int(torch.as_tensor(keep).sum()), replayed=True)
     pruned = prune_heads(copy.deepcopy(model), keep)
     flops_batch = random_batch(model, 1, seq_len, tgt_len, seed)
     fo, fp = forward_flops(model, flops_batch), forward_flops(pruned, flops_batch)
@@ -300,5 +314,7 @@ def compare_pruned(model: nn.Module, keep, batch_sizes=(1, 4, 16, 64), seq_len: 
     if wide: print("note: the speed-up's 95% interval is wider than +-" f"{halfwidth_pct} points at batch "
                    + ", ".join(f"{r['batch_size']} ({r['speedup_pct_low']:+.1f}..{r['speedup_pct_high']:+.1f}%, "
                                f"{r['repeats']} pairs)" for r in wide), file=sys.stderr, flush=True)
-    return dict(rows=Rows(rows), flops_original=fo, flops_pruned=fp, heads_kept=int(torch.as_tensor(keep).sum()),
+    res = dict(rows=Rows(rows), flops_original=fo, flops_pruned=fp, heads_kept=int(torch.as_tensor(keep).sum()),
                 load=loads, **shrinkage(model, pruned))
+    if os.environ.get(DRY_RUN_ENV): _COMPARED[os.environ[DRY_RUN_ENV], path] = res
+    return res

@@ -15,10 +15,12 @@ from .heads import HeadIndex, per_site
 from .gates import head_gates
 from .prune import check_keep
 from .fidelity import check_variant
+import os
+from .data import dry_run, dry_note, dry_replay, DRY_RUN_CAPS, DRY_RUN_ENV
 
 # %% auto #0
-__all__ = ['example_losses', 'normalize_per_site', 'head_importance', 'pruning_schedule', 'evaluate_masked', 'iterative_pruning',
-           'kind_mask', 'ablate_each_head', 'single_head_per_site', 'best_single_head']
+__all__ = ['example_losses', 'normalize_per_site', 'head_importance', 'pruning_schedule', 'masked_value', 'evaluate_masked',
+           'iterative_pruning', 'kind_mask', 'ablate_each_head', 'single_head_per_site', 'best_single_head']
 
 # %% ../nbs/10_michel.ipynb #48c210eb
 def example_losses(model: nn.Module, batch: dict) -> tuple[torch.Tensor, torch.Tensor]:
@@ -113,11 +115,27 @@ def pruning_schedule(n: int, share: float = 0.1, variant: str = "paper") -> list
     return sorted({min(n, c) for c in counts} - {0} | {n})
 
 # %% ../nbs/10_michel.ipynb #b63da111
+_EVALUATED = {}     # a dry run: the last value of each evaluation path, which its replays return
+
 @torch.no_grad()
-def evaluate_masked(model: nn.Module, evaluate, keep) -> float:
-    "`evaluate(model)` with the heads outside `keep` gated off."
+def masked_value(model: nn.Module, evaluate, keep):
+    """`evaluate(model)` with the heads outside `keep` gated off, as `evaluate` returns it. In a dry run, an evaluation of a
+    recipe's metric (`recipes.task_metric`, `verdicts.task_scorer`: they carry `dry_path`) on a mask pattern already
+    evaluated (all heads, a layer emptied, or neither) is replayed: noted for the cost table, not run."""
     index = HeadIndex.from_model(model)
-    with head_gates(model, check_keep(index, keep).float().to(_device(model))): return float(evaluate(model))
+    keep, path = check_keep(index, keep), getattr(evaluate, "dry_path", None)
+    if path is not None and dry_run():
+        emptied = any(s.n_heads and not keep[index.span(i)].any() for i, s in enumerate(index.sites))
+        path = ("evaluate", type(model).__name__, index.H, *path, bool(keep.all()), emptied)
+        key = (os.environ[DRY_RUN_ENV], path)
+        if dry_replay(path) and key in _EVALUATED: evaluate.dry_note(); return _EVALUATED[key]
+    with head_gates(model, keep.float().to(_device(model))): value = evaluate(model)
+    if path is not None and dry_run(): _EVALUATED[key] = value
+    return value
+
+def evaluate_masked(model: nn.Module, evaluate, keep) -> float:
+    "`evaluate(model)` with the heads outside `keep` gated off (in a dry run, replayed as `masked_value` says)."
+    return float(masked_value(model, evaluate, keep))
 
 def iterative_pruning(model: nn.Module, evaluate, batches=None, share: float = 0.1, reestimate: bool | None = None,
                       order=None, candidates=None, heads_left=None, progress: bool = True, variant: str = "paper",
@@ -145,7 +163,7 @@ def iterative_pruning(model: nn.Module, evaluate, batches=None, share: float = 0
     curve, masks, scores = [dict(removed=0, heads_left=index.H, pruned=0.0, metric=base)], [keep.clone()], None
     for target in tqdm(schedule, desc="pruning", disable=not progress):
         if order is not None: scores = torch.as_tensor(order, dtype=torch.float64)
-        elif scores is None or reestimate:
+        elif scores is None or (reestimate and not dry_replay(("re-estimated importance", type(model).__name__))):
             scores = head_importance(model, batches, keep=keep, variant=variant, per_token=per_token).double()
         alive = (keep & cand).nonzero().flatten()
         n_out = target - int((~keep & cand).sum())
@@ -171,11 +189,21 @@ def kind_mask(index: HeadIndex, kind: str) -> torch.Tensor:
     return torch.tensor([s.kind == kind for s in index.sites for _ in range(s.n_heads)], dtype=torch.bool)
 
 # %% ../nbs/10_michel.ipynb #99e3dc57
+def _dry_replayed_heads(index: HeadIndex, what: str) -> dict[int, int]:
+    "A dry run: {head: the head of its site whose result it replays} for all but the first `executions` heads of each site; {} otherwise."
+    if not dry_run(): return {}
+    n = DRY_RUN_CAPS["executions"]
+    rep = {index.offsets[i] + j: index.offsets[i] for i, s in enumerate(index.sites) for j in range(n, s.n_heads)}
+    if rep: dry_note("replay", path=[what, f"{index.H - len(rep)} of {index.H} heads evaluated: the first of each site"])
+    return rep
+
 def ablate_each_head(model: nn.Module, evaluate, progress: bool = True) -> torch.Tensor:
     "Metric with each head alone masked ([H]): Michel Table 1 (subtract the unmasked metric for deltas)."
     index = HeadIndex.from_model(model)
     out = torch.zeros(index.H, dtype=torch.float64)
+    replayed = _dry_replayed_heads(index, "ablate_each_head")
     for h in tqdm(range(index.H), desc="one head masked", disable=not progress):
+        if h in replayed: out[h] = out[replayed[h]]; continue
         keep = torch.ones(index.H, dtype=torch.bool); keep[h] = False
         out[h] = evaluate_masked(model, evaluate, keep)
     return out
@@ -184,7 +212,9 @@ def single_head_per_site(model: nn.Module, evaluate, progress: bool = True) -> t
     "Metric when head h's site keeps head h only, for every h ([H]): Michel Tables 2, 3, 5, 6."
     index = HeadIndex.from_model(model)
     out = torch.zeros(index.H, dtype=torch.float64)
+    replayed = _dry_replayed_heads(index, "single_head_per_site")
     for h in tqdm(range(index.H), desc="one head per layer", disable=not progress):
+        if h in replayed: out[h] = out[replayed[h]]; continue
         i = next(i for i in range(len(index.sites)) if h < index.offsets[i] + index.sites[i].n_heads)
         keep = torch.ones(index.H, dtype=torch.bool); keep[index.span(i)] = False; keep[h] = True
         out[h] = evaluate_masked(model, evaluate, keep)

@@ -10,7 +10,7 @@ from pathlib import Path
 import torch
 from .data import (load_glue, glue_task, bucket_batches, collate_classification, collate_translation,
                                synthetic_classification, synthetic_translation, Vocab, vocab_beside, read_lines, prepare_translation,
-                               data_dir, WordTokenizer, dry_run, dry_cap, dry_note, FULL_SIZES, FIXTURES)
+                               data_dir, WordTokenizer, dry_run, dry_cap, dry_note, dry_replay, dry_batches, FULL_SIZES, FIXTURES)
 from .train import TrainConfig, train, task_loss, accuracy, translate, bleu
 
 # %% auto #0
@@ -18,7 +18,7 @@ __all__ = ['CLS_RECIPES', 'MT_RECIPES', 'ORIGIN', 'cache_dir', 'ClsRecipe', 'cls
            'train_config', 'translation_data', 'mt_model', 'mt_batches', 'mt_valid_loss', 'run_mt_recipe', 'Trained',
            'find_recipe', 'model_dir', 'run_dir', 'trained', 'imported_origin', 'task_batches', 'task_metric',
            'full_batches_per_epoch', 'digest_dir', 'pruner_spec', 'joint_run_dir', 'joint_steps', 'phase_config',
-           'joint_run']
+           'replay_phase', 'joint_run']
 
 # %% ../nbs/07_recipes.ipynb #5cf6403e
 def cache_dir() -> Path:
@@ -82,6 +82,7 @@ def run_cls_recipe(r: ClsRecipe, seed: int = 0, device: str = "cpu", out_dir=Non
     train_ex, eval_ex = data["train"], data["eval"]
     model, tok = cls_model(r, data, seed)
     train_b = _cls_batches(tok, train_ex, r.batch_size, r.max_len, True)
+    if dry_run(): train_b = dry_batches(train_b, full_batches_per_epoch(r, data))      # the real epoch's length
     eval_b = _cls_batches(tok, eval_ex, 128, r.max_len, False)(0)
     cfg = train_config(r, full_batches_per_epoch(r, data) if dry_run() else len(train_b(0)), seed, device)
     if dry_run(): _note_train(f"fine-tune {r.task}", r, cfg.epochs * full_batches_per_epoch(r, data), model, data=data)
@@ -160,7 +161,7 @@ def mt_batches(r: MtRecipe, data: dict, vocab, seed: int = 0):
     def batches(epoch):
         idxs = bucket_batches(lengths, max_tokens=dry_cap(r.max_tokens, "mt_max_tokens"), seed=seed * 1000 + epoch)
         return [collate_translation(vocab, [pairs[i] for i in idx]) for idx in idxs[:dry_cap(len(idxs), "mt_batches")]]
-    return batches
+    return dry_batches(batches, full_batches_per_epoch(r, data) if dry_run() else 0)   # a dry run: the real epoch's length
 
 def mt_valid_loss(data: dict, vocab, device: str = "cpu", n: int = 500):
     "Evaluation function: mean loss over the first `n` validation pairs."
@@ -294,13 +295,13 @@ def _mean_len(r, data) -> float:
     if isinstance(r, ClsRecipe): return float(r.max_len)      # an upper bound: every batch padded to max_len
     return sum(max(len(s.split()), len(t.split())) + 1 for s, t in zip(*data["train"])) / max(1, len(data["train"][0]))
 
-def _note_train(what: str, r, steps: int, model, train_model: bool = True, batch_size: int | None = None, data=None):
-    "Dry run: note a training phase of the real run (steps, tokens per step, model) for the cost table."
+def _note_train(what: str, r, steps: int, model, train_model: bool = True, batch_size: int | None = None, data=None, run=None):
+    "Dry run: note a training phase of the real run (steps, tokens per step, model; its run folder, trained once however often asked) for the cost table."
     if not dry_run(): return
     tokens = r.batch_size * r.max_len if isinstance(r, ClsRecipe) and not batch_size else (
         batch_size * _mean_len(r, data) if batch_size else r.max_tokens)
     dry_note("train", what=what, model=r.model, steps=int(steps), tokens_per_step=round(tokens), train_model=train_model,
-             vocab=model.config.vocab_size, labels=getattr(model.config, "num_labels", None))
+             vocab=model.config.vocab_size, labels=getattr(model.config, "num_labels", None), run=run and str(run))
 
 def _note_eval(t: Trained, split: str, limit: int | None, beam: int | None):
     "Dry run: note one evaluation of the real run (its examples) for the cost table."
@@ -311,12 +312,14 @@ def _note_eval(t: Trained, split: str, limit: int | None, beam: int | None):
              beam=(beam or r.beam) if t.is_translation else 1, vocab=t.model.config.vocab_size,
              labels=getattr(t.model.config, "num_labels", None))
 
-def _noted(t: Trained, split: str, limit, beam, metric):
-    "`metric`; in a dry run, one that notes each evaluation of the real run (its examples) before it scores."
+def _noted(t: Trained, split: str, limit, beam, metric, kind: str = "metric"):
+    """`metric`; in a dry run, one that notes each evaluation of the real run (its examples) before it scores, and says
+    which evaluation it is (`dry_path`, by which `michel.masked_value` replays repeats; a replay calls `dry_note`)."""
     if not dry_run(): return metric
     def noted(model):
         _note_eval(t, split, limit, beam)
         return metric(model)
+    noted.dry_path, noted.dry_note = (t.task, split, limit, beam, kind), lambda: _note_eval(t, split, limit, beam)
     return noted
 
 def _dry_iwslt14(root: Path | None) -> dict:
@@ -367,23 +370,50 @@ def phase_config(r, n_batches: int, epochs: int = 1, lr: float | None = None, ga
     if not from_start: cfg = dataclasses.replace(cfg, warmup_steps=min(cfg.warmup_steps, max(1, epochs * n_batches // 10)))
     return dataclasses.replace(cfg, gate_lr=gate_lr, train_model=train_model)
 
+def _phase_path(base: Trained, pruner, train_model: bool, from_start: bool) -> tuple:
+    """What changes the code a pruning phase takes: the pruner's class and flags (not K, lambda or step counts), the
+    architecture and its number of labels (GLUE tasks of one label count share a path), what trains, the start."""
+    flags = tuple(sorted((k, v) for k, v in getattr(pruner, "hparams", {}).items() if isinstance(v, (bool, str))))
+    arch = (type(base.model).__name__, getattr(base.model.config, "num_labels", None) if not base.is_translation else None)
+    return ("joint_run", type(pruner).__name__, *arch, train_model, from_start, flags)
+
+def replay_phase(pruner, cfg: TrainConfig, n_batches: int, out_dir, device: str = "cpu") -> Path:
+    """A dry run's replay of a pruning phase whose code path trained already: no model copy, no optimizer step. The pruner's
+    gates, penalty and log row and the learning rate are evaluated at the phase's first and last real steps, into `out_dir/log.csv`."""
+    from headprune_nb.train import lr_factor
+    from headprune_nb.reproduce import write_csv
+    span, rows = cfg.epochs * n_batches, []
+    pruner.to(device).train()
+    with torch.no_grad():
+        for s in sorted({cfg.start_step, span - 1}):
+            pruner.gates(s)
+            rows.append(dict(step=s + 1, epoch=s // n_batches, penalty=float(pruner.penalty(s)),
+                             lr=cfg.lr * lr_factor(s, cfg.schedule, cfg.warmup_steps, span), **pruner.log_row(s + 1)))
+    Path(out_dir).mkdir(parents=True, exist_ok=True)
+    return write_csv(Path(out_dir) / "log.csv", rows)
+
 def joint_run(base: Trained, pruner, name: str, train_limit: int | None = None, epochs: int = 1, lr: float | None = None,
               gate_lr: float | None = None, train_model: bool = True, from_start: bool = False, seed: int = 0, device: str = "cpu",
               log_every: int = 50, progress: bool = False):
-    "Train a copy of `base.model` (or of its untrained start) with `pruner` in a run folder `name-<digest>`; returns (model, folder)."
+    """Train a copy of `base.model` (or of its untrained start) with `pruner` in a run folder `name-<digest>`; returns (model, folder).
+    In a dry run, a phase whose code path trained already is replayed (`replay_phase`) and returns `base.model` itself."""
     import copy, dataclasses
     r = base.recipe
     batches = lambda epoch: task_batches(base, "train", train_limit, seed, _joint_batch_size(base), shuffle=epoch)
+    if dry_run(): batches = dry_batches(batches, full_batches_per_epoch(r, base.data, train_limit, _joint_batch_size(base)))
     opts = dict(getattr(pruner, "train_options", {}))      # set by api.make_pruner: the method's gate lr and trainer options
     gate_lr = gate_lr if gate_lr is not None else opts.pop("gate_lr", 0.1)
     opts.pop("gate_lr", None)
     n_batches = full_batches_per_epoch(r, base.data, train_limit, _joint_batch_size(base)) if dry_run() else len(batches(0))
     cfg = dataclasses.replace(phase_config(r, n_batches, epochs, lr, gate_lr, train_model, from_start, seed, device), **opts)
+    out_dir = joint_run_dir(base, name, cfg, train_limit, from_start, pruner)
     if dry_run(): _note_train(name, r, epochs * full_batches_per_epoch(r, base.data, train_limit, _joint_batch_size(base)), base.model,
-                train_model=train_model, batch_size=_joint_batch_size(base), data=base.data)
+                train_model=train_model, batch_size=_joint_batch_size(base), data=base.data, run=out_dir)
+    if dry_replay(_phase_path(base, pruner, train_model, from_start)):
+        replay_phase(pruner, cfg, n_batches, out_dir, device); pruner.eval()
+        return base.model, out_dir
     if from_start: model = mt_model(r, base.tokenizer, seed) if base.is_translation else cls_model(r, base.data, seed)[0]
     else: torch.manual_seed(seed); model = copy.deepcopy(base.model)
-    out_dir = joint_run_dir(base, name, cfg, train_limit, from_start, pruner)
     train(model, batches, cfg, pruner=pruner, out_dir=out_dir, resume=True, log_every=log_every, progress=progress)
     pruner.eval()
     return model, out_dir

@@ -11,7 +11,7 @@ import headprune_nb
 
 # %% auto #0
 __all__ = ['PROFILES', 'EXPERIMENTS', 'INSTALLED', 'USER_RESULTS', 'LOCK', 'KERNEL_ARGS', 'KERNEL_ENV', 'RESERVED', 'COMPLETE',
-           'GPU_ASSUMPTION', 'COST_FILE', 'Experiment', 'get_experiment', 'reproduce_dir', 'results_dir',
+           'GPU_ASSUMPTION', 'COST_FILE', 'EVAL_BATCH', 'Experiment', 'get_experiment', 'reproduce_dir', 'results_dir',
            'committed_dir', 'umask_mode', 'write_atomic', 'write_csv', 'write_json', 'read_csv', 'other_tasks_rows',
            'cached_tensor', 'FolderBusy', 'folder_lock', 'machine_info', 'provenance', 'markdown_table', 'pivot',
            'parse_param', 'run_experiment', 'quiet_kernel', 'live_output', 'notebook_params', 'check_params',
@@ -30,6 +30,7 @@ class Experiment:
     checks: str
     published: tuple[str, ...] = ()
     runtime: dict = field(default_factory=dict)   # profile -> rough wall-clock time
+    reproduces: str = ""                           # in short: the published tables and figures its full run reproduces
 
 EXPERIMENTS = {e.name: e for e in [
     Experiment("michel2019_speed", "michel2019_speed.ipynb",
@@ -39,20 +40,20 @@ EXPERIMENTS = {e.name: e for e in [
                ("michel2019_table4.csv", "li2021_figure4_claims.csv"),
                {"smoke": "about 15 s (12.6 s measured, 2 cores nearly idle)",
                 "cpu": "18 min measured on 2 idle cores (committed run, 1061 s; 41 min seen on a busy machine); more when a "
-                "speed-up's interval needs extra pairs", "full": "a few minutes on one GPU"}),
+                "speed-up's interval needs extra pairs", "full": "a few minutes on one GPU"}, "Michel 2019 Table 4; Li 2021 Figure 4"),
     Experiment("baselines", "baselines.ipynb",
                "Unpruned baselines every pruning table is measured against",
                "cpu: MiniLM-L6 on SST-2, RTE and an MNLI proxy (dev-matched -> dev-mismatched), small Enc-Dec on "
                "Multi30k; full: bert-base on MNLI/GLUE, transformer_iwslt_de_en on IWSLT14 (60 epochs)",
                (), {"smoke": "about 35 s (32.5 s measured, 2 cores nearly idle)", "cpu": "about 1 h 40 min on 2 cores (SST-2 36 min, Multi30k ~40 min, RTE ~18 min, MNLI proxy 6 min)",
-                    "full": "about 6 h on one GPU"}),
+                    "full": "one GPU; GPU hours: the cost line below (bert-base on five GLUE tasks, the IWSLT model for 60 epochs)"}, "the unpruned rows of every table: bert-base on MNLI, QQP, QNLI, SST-2, RTE; IWSLT14 BLEU"),
     Experiment("michel2019_pruning", "michel2019_pruning.ipynb",
                "Iterative pruning by head importance",
                "Michel et al. 2019 Figure 3 (metric vs share of heads pruned by I_h and by one-head ablation), "
                "Figure 4 (per attention kind, Enc-Dec), Figure 5 (importance across training epochs), Figure 6 (SST-2)",
                ("michel2019_claims.csv",),
                {"smoke": "about 30 s (26 s measured, 2 cores nearly idle; needs the smoke baselines)", "cpu": "about 50 min on 2 cores (needs the cpu baselines)",
-                "full": "about 1 h on one GPU"}),
+                "full": "about 1 h on one GPU"}, "Michel 2019 Figures 3, 4, 5, 6"),
     Experiment("michel2019_ablation", "michel2019_ablation.ipynb",
                "Masking one head, or all but one head of a layer",
                "Michel et al. 2019 Table 1 (delta when one head is masked), Tables 2, 3 (best single head per layer), "
@@ -60,28 +61,28 @@ EXPERIMENTS = {e.name: e for e in [
                ("michel2019_table1.csv", "michel2019_table2.csv", "michel2019_table3.csv", "michel2019_table5.csv",
                 "michel2019_table6.csv"),
                {"smoke": "about 40 s (37 s measured, 2 cores nearly idle)", "cpu": "about 40 min on 2 cores (needs the cpu baselines)",
-                "full": "about 1 h on one GPU"}),
+                "full": "about 1 h on one GPU"}, "Michel 2019 Tables 1, 2, 3, 5, 6"),
     Experiment("voita_lambda", "voita_lambda.ipynb",
                "Heads kept versus the L0 penalty's lambda",
                "Voita et al. 2019 as re-run by Li et al. 2021 (Figure 3): the number of heads a Hard Concrete / L0 "
                "pruner keeps is hard to aim at a chosen K",
                ("li2021_figure3_voita.csv",),
                {"smoke": "about 1 min or less (41 kernel CPU-seconds on a busy machine; idle wall time not measured)", "cpu": "about 20 min on 2 cores (15 lambdas; needs the cpu baselines)",
-                "full": "about 10 h on one GPU (3 epochs of MNLI per lambda)"}),
+                "full": "one GPU; GPU hours: the cost line below (3 epochs of MNLI per lambda, 21 lambdas, 3 seeds)"}, "Li 2021 Figure 3 (Voita et al. 2019 re-run)"),
     Experiment("dsp2021", "dsp2021.ipynb",
                "Five ways to keep exactly K heads: Michel, pipelined DSP, Voita, STE, joint DSP",
                "Li et al. 2021 Table 3 / Figure 2 (metric vs heads kept, five methods), Figure 5 (speed-up and size vs "
                "metric), Figure 6 (kept heads per layer), Figure 7 (joint DSP selection dynamics), section 5 claims",
                ("li2021_table3.csv", "li2021_claims.csv"),
                {"smoke": "about 1 min (62 kernel CPU-seconds on a busy machine; idle wall time not measured)", "cpu": "about 3 h on 2 cores (needs the cpu baselines; resumable by task)",
-                "full": "several GPU-days (5 methods x 22 K on bert-base/MNLI, x 20 K on IWSLT)"}),
+                "full": "GPU-days; GPU hours: the cost line below (5 methods x 22 K on bert-base/MNLI, x 20 K on IWSLT, 3 seeds)"}, "Li 2021 Table 3, Figures 2, 5, 6, 7"),
     Experiment("pass2023", "pass2023.ipynb",
                "PASS and PASSCONC against DSP, LAG and Voita at K = 16, 32, 48, 64",
                "PASS 2023 Table 1 (metric at equal K), Table 2 (attention-layer speed-up of the pruned models), "
                "Tables 4-7 (per GLUE task), figure 6 (speed-up vs metric), almost-sure sparsity at the end, claims",
                ("pass2023_accuracy.csv", "pass2023_speedup.csv", "pass2023_claims.csv"),
                {"smoke": "about 1 min (56 kernel CPU-seconds on a busy machine; idle wall time not measured)", "cpu": "about 2 h on 2 cores (SST-2 15 min, Multi30k 25 min, RTE 45 min, MNLI proxy "
-                "about 35 min; needs the cpu baselines; resumable by task)", "full": "about 2 GPU-days (5 methods x 4 K x 5 tasks)"}),
+                "about 35 min; needs the cpu baselines; resumable by task)", "full": "GPU-days; GPU hours: the cost line below (5 methods x 4 K x 5 tasks, 3 seeds)"}, "PASS 2023 Tables 1, 2, 4-7, Figure 6"),
     Experiment("behnke2020", "behnke2020.ipynb",
                "Losing heads in the lottery: confidence-guided iterative pruning with late resetting",
                "Behnke & Heafield 2020 Table 3 (BLEU and heads per layer and kind after each pruning round), Table 5 "
@@ -89,7 +90,7 @@ EXPERIMENTS = {e.name: e for e in [
                ("behnke2020_table3.csv", "behnke2020_table4.csv", "behnke2020_table5.csv", "behnke2020_table7.csv",
                 "behnke2020_claims.csv"),
                {"smoke": "under 1 min of CPU (a plumbing check: 4 tiny translation models on 64 pairs; 40 CPU-seconds for the whole `headprune reproduce`, papermill and kernel, at load average 11-12 on 2 cores; idle wall time not measured)", "cpu": "about 1 h on 2 cores (trains its own Multi30k models; resumable)",
-                "full": "about 1 GPU-day (IWSLT14, 7 rounds, 7 converged and 5 re-initialised runs of 60 epochs)"}),
+                "full": "one GPU; GPU hours: the cost line below (IWSLT14, 7 rounds, 7 converged and 5 re-initialised runs of 60 epochs)"}, "Behnke & Heafield 2020 Tables 3, 5, 7"),
 ]}
 
 def get_experiment(name: str, profile: str | None = None) -> Experiment:
@@ -462,11 +463,15 @@ def _model_measures(model: str, vocab: int | None, labels: int | None, seq: int 
     with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t): m(**batch, labels=labels_).loss.backward()
     return dict(flops_per_token=flops, activation_bytes_per_token=sum(saved.values()) / seq, params=n_params(m))
 
+EVAL_BATCH = 32      # evaluation's peak memory: the weights and the activations of this many examples (an upper bound: inference keeps none for backward)
+
 def full_cost(notes: list[dict]) -> dict:
     "What the real (full-profile) run costs, from a dry run's notes: steps, examples, FLOPs, GPU hours, peak memory."
-    measures, train_flops, eval_flops, peak, steps, examples = {}, 0.0, 0.0, 0.0, 0, 0
+    measures, train_flops, eval_flops, peak, steps, examples, runs = {}, 0.0, 0.0, 0.0, 0, 0, set()
     for n in notes:
         if n["kind"] not in ("train", "eval"): continue
+        if n.get("run") in runs: continue          # a finished run folder is resumed, not trained again
+        if n.get("run"): runs.add(n["run"])
         key = (n["model"], n.get("vocab"), n.get("labels"))
         if key not in measures: measures[key] = _model_measures(*key)
         m = measures[key]
@@ -477,6 +482,7 @@ def full_cost(notes: list[dict]) -> dict:
         else:
             examples += n["examples"]
             eval_flops += n.get("beam", 1) * m["flops_per_token"] * n["tokens"] * n["examples"]
+            peak = max(peak, 4 * m["params"] + m["activation_bytes_per_token"] * n["tokens"] * n.get("beam", 1) * EVAL_BATCH)
     flops = train_flops + eval_flops
     return dict(train_steps=steps, eval_examples=examples, train_flops=train_flops, eval_flops=eval_flops,
                 gpu_hours=flops / (GPU_ASSUMPTION["tflops"] * 1e12) / 3600, peak_memory_gib=peak / 2**30,
@@ -488,7 +494,7 @@ def cost_row(cost: dict) -> dict:
     return dict(name=cost["name"], train_steps=cost["train_steps"], eval_examples=cost["eval_examples"],
                 pflops=round((cost["train_flops"] + cost["eval_flops"]) / 1e15, 1), gpu_hours=round(cost["gpu_hours"], 1),
                 peak_memory_gib=round(cost["peak_memory_gib"], 1), models=" ".join(cost["models"]),
-                reproduces="; ".join(EXPERIMENTS[cost["name"]].published) or "(the baselines every table starts from)")
+                reproduces=EXPERIMENTS[cost["name"]].reproduces)
 
 def dry_run_all(params: dict | None = None, out_root=None, progress: bool = True, command: str | None = None,
                 cost_file=None) -> dict[str, str]:
@@ -518,6 +524,8 @@ def cost_line(name: str, path=None) -> str:
     "One line saying what the full run of `name` costs, from the cost table."
     row = next((r for r in cost_table(path) if r["name"] == name), None)
     if row is None: return "full run cost: not estimated yet (run `headprune reproduce --all --profile full --dry-run`)"
+    if not row["train_steps"] and not row["eval_examples"]:       # michel2019_speed: it only times forward passes
+        return f"full run: no training or evaluation, only timed forward passes ({EXPERIMENTS[name].runtime.get('full', 'not estimated')})"
     return (f"full run: {row['train_steps']:,} training steps, {row['eval_examples']:,} evaluation examples, "
             f"{row['pflops']:,} PFLOP, about {row['gpu_hours']:,} GPU hours on {GPU_ASSUMPTION['gpu']} at "
             f"{GPU_ASSUMPTION['tflops']:g} TFLOP/s, peak memory about {row['peak_memory_gib']} GiB")

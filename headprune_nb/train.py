@@ -12,6 +12,7 @@ from torch import nn
 import torch.nn.functional as F
 from tqdm.auto import tqdm
 from .gates import head_gates
+from .data import dry_cap, dry_replay
 from .reproduce import write_csv, umask_mode, folder_lock
 
 # %% auto #0
@@ -198,7 +199,7 @@ def train(model: nn.Module, batches, cfg: TrainConfig, pruner: HeadPruner | None
         span = cfg.epochs * per_epoch                           # the whole run, from its step 0
         if not 0 <= cfg.start_step < span:
             raise ValueError(f"start_step={cfg.start_step} is outside the run's {span} steps ({cfg.epochs} epochs of {per_epoch})")
-        total = min(span - cfg.start_step, cfg.max_steps or math.inf)
+        total = dry_cap(min(span - cfg.start_step, cfg.max_steps or math.inf), "steps")   # a dry run: a couple of steps of any run
         sched = _scheduler(opt, cfg, span, pruner)
         out = Path(out_dir) if out_dir else None
         ckpt = out / "checkpoint.pt" if out else None
@@ -218,6 +219,7 @@ def train(model: nn.Module, batches, cfg: TrainConfig, pruner: HeadPruner | None
 
         def checkpoint(epoch, b):
             if ckpt is None: return
+            if dry_replay(("checkpoint",)): return      # a dry run writes one (bert-base with Adam: 1.3 GB) and skips the rest
             save_checkpoint(ckpt, model=model.state_dict(), optimizer=opt.state_dict(), scheduler=sched.state_dict(),
                             pruner=pruner.state_dict() if pruner is not None else None, step=step, epoch=epoch,
                             batch_in_epoch=b, rng=_rng_state(), config=asdict(cfg), train_seconds=seconds())
@@ -258,7 +260,7 @@ def train(model: nn.Module, batches, cfg: TrainConfig, pruner: HeadPruner | None
                 if stop_after is not None and step >= stop_after: bar.close(); return {"interrupted_at": step}
             if not cfg.eval_every or step % cfg.eval_every: run_eval(epoch)
             checkpoint(epoch + 1, 0)
-            if out is not None and epoch + 1 in cfg.snapshot_epochs:
+            if out is not None and epoch + 1 in cfg.snapshot_epochs and not dry_replay(("snapshot",)):   # a dry run: one
                 save_checkpoint(out / f"epoch{epoch + 1}.pt", model=model.state_dict(), step=step)
             if step >= total: break
         bar.close()
@@ -297,7 +299,7 @@ def translate(model: nn.Module, vocab, sources: list[str], beam: int = 5, batch_
     dev = next(model.parameters()).device
     def generate(b):                             # at most max_len_a * (source length with </s>) + max_len_b tokens
         gen = model.generate(input_ids=b["input_ids"].to(dev), attention_mask=b["attention_mask"].to(dev),
-                             num_beams=beam, max_new_tokens=int(max_len_a * b["input_ids"].shape[1] + max_len_b),
+                             num_beams=beam, max_new_tokens=dry_cap(int(max_len_a * b["input_ids"].shape[1] + max_len_b), "decode_len"),
                              decoder_start_token_id=vocab.eos, eos_token_id=vocab.eos, pad_token_id=vocab.pad,
                              do_sample=False, early_stopping=True)
         return gen[:, 1:]

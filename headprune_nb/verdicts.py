@@ -96,20 +96,19 @@ def bleu_sample(hyps_bpe: list[str], refs_tok: list[str]) -> Sample:
 
 def task_scorer(t, split: str = "eval", limit: int | None = None, seed: int = 0, beam: int | None = None):
     "As `recipes.task_metric`, per example: a function model -> `Sample` (accuracy, or BLEU statistics with beam search)."
-    from headprune_nb.recipes import task_batches, _split
+    from headprune_nb.recipes import task_batches, _split, _noted
     from headprune_nb.train import translate
     if not t.is_translation:
         batches = task_batches(t, split, limit, seed, batch_size=128)
-        return lambda model: Sample("accuracy", correct_per_example(model, batches))
+        return _noted(t, split, limit, beam, lambda model: Sample("accuracy", correct_per_example(model, batches)), "scorer")
     src, ref = map(list, zip(*_split(t, split, limit, seed)))
-    return lambda model: bleu_sample(translate(model, t.tokenizer, src, beam=beam or t.recipe.beam), ref)
+    return _noted(t, split, limit, beam, lambda model: bleu_sample(translate(model, t.tokenizer, src, beam=beam or t.recipe.beam), ref),
+                  "scorer")
 
 def score_masked(model, scorer, keep) -> Sample:
     "`scorer(model)` with the heads outside `keep` gated off (as `michel.evaluate_masked`), keeping the per-example results."
-    from headprune_nb.michel import evaluate_masked
-    got = []
-    evaluate_masked(model, lambda m: got.append(scorer(m)) or got[-1], keep)
-    return got[0]
+    from headprune_nb.michel import masked_value
+    return masked_value(model, scorer, keep)
 
 # %% ../nbs/93_verdicts.ipynb #e44aa2fc
 def save_sample(path, s: Sample) -> Path:
