@@ -63,7 +63,7 @@ def test_michel2019_pruning_smoke_curves(tmp_path, monkeypatch, smoke_cache):
     f4 = read_csv(out / "figure4.csv")
     assert {r["kind"] for r in f4} == {"enc_self", "cross", "dec_self"}
     f5 = read_csv(out / "figure5.csv")
-    assert sorted({r["epoch"] for r in f5}) == [2, 20]      # the smoke recipe's snapshots
+    assert sorted({r["epoch"] for r in f5}) == [2, 14]      # the smoke recipe's snapshots
     assert all(r["relative"] == 1.0 for r in f5 if r["removed"] == 0)
     claims = read_csv(out / "claims.csv")
     checks = {c["claim"]: c["our_check"] for c in read_csv(reproduce_dir() / "published" / "michel2019_claims.csv")}
@@ -74,7 +74,7 @@ def test_michel2019_pruning_smoke_curves(tmp_path, monkeypatch, smoke_cache):
     assert len(three_way) == len(claims), claims
     assert all(c["verdict"] in ("supported", "contradicted", "inconclusive") and c["lo"] <= c["point"] <= c["hi"]
                and "supported if" in c["rule"] and c["seeds"] == 1 for c in three_way)
-    assert (out / "scores" / "synthetic_mt" / "epoch20-removed40-seed0.npz").exists()   # figure 5's snapshots, scored per sentence
+    assert (out / "scores" / "synthetic_mt" / "epoch14-removed40-seed0.npz").exists()   # figure 5's snapshots, scored per sentence
     assert (out / "scores" / "synthetic_mt" / "unpruned-seed0.npz").exists()       # per-example scores kept for resuming
 
 def test_michel2019_ablation_smoke_tables(tmp_path, monkeypatch, smoke_cache):
