@@ -1,7 +1,7 @@
 # headprune-nb: set up and run in two commands (see README.md)
 #   make reproduce   install into .venv, run the default reproduction (Michel et al. Table 4, cpu profile) into
 #                    ./headprune-results/ and build its report there (published | committed | yours); git stays clean
-#   make test        install into .venv, then run the whole test suite (what CI runs; about 14 min on 2 idle cores, plus the dry runs: 8-9 min single-threaded on a busy machine)
+#   make test        install into .venv, then run the whole test suite (what CI runs: 19 min in CI on 2 cores, install and the dry runs included)
 #   make dist        build the sdist and the wheel into dist/
 #   make refresh     maintainers: re-run EXPERIMENT into the committed reproduce/results/PROFILE/EXPERIMENT
 #   make docs        build the documentation site into _site/ (offline: Sphinx, MathJax from npm)

@@ -38,21 +38,20 @@ EXPERIMENTS = {e.name: e for e in [
                "Michel et al. 2019 Table 4 (BERT examples/s, original vs 50% heads removed, batch 1/4/16/64); "
                "Li et al. 2021 Figure 4 (speed-up and size shrinkage vs heads left, 10 random masks per level)",
                ("michel2019_table4.csv", "li2021_figure4_claims.csv"),
-               {"smoke": "about 15 s (12.6 s measured, 2 cores nearly idle)",
-                "cpu": "18 min measured on 2 idle cores (committed run, 1061 s; 41 min seen on a busy machine); more when a "
+               {"smoke": "about 11 s (10.8 s measured, 2 idle cores)", "cpu": "18 min measured on 2 idle cores (committed run, 1061 s; 41 min seen on a busy machine); more when a "
                 "speed-up's interval needs extra pairs", "full": "a few minutes on one GPU"}, "Michel 2019 Table 4; Li 2021 Figure 4"),
     Experiment("baselines", "baselines.ipynb",
                "Unpruned baselines every pruning table is measured against",
                "cpu: MiniLM-L6 on SST-2, RTE and an MNLI proxy (dev-matched -> dev-mismatched), small Enc-Dec on "
                "Multi30k; full: bert-base on MNLI/GLUE, transformer_iwslt_de_en on IWSLT14 (60 epochs)",
-               (), {"smoke": "about 35 s (32.5 s measured, 2 cores nearly idle)", "cpu": "about 1 h 40 min on 2 cores (SST-2 36 min, Multi30k ~40 min, RTE ~18 min, MNLI proxy 6 min)",
+               (), {"smoke": "about 26 s (25.7 s measured, 2 idle cores)", "cpu": "about 1 h 40 min on 2 cores (SST-2 36 min, Multi30k ~40 min, RTE ~18 min, MNLI proxy 6 min)",
                     "full": "one GPU; GPU hours: the cost line below (bert-base on five GLUE tasks, the IWSLT model for 60 epochs)"}, "the unpruned rows of every table: bert-base on MNLI, QQP, QNLI, SST-2, RTE; IWSLT14 BLEU"),
     Experiment("michel2019_pruning", "michel2019_pruning.ipynb",
                "Iterative pruning by head importance",
                "Michel et al. 2019 Figure 3 (metric vs share of heads pruned by I_h and by one-head ablation), "
                "Figure 4 (per attention kind, Enc-Dec), Figure 5 (importance across training epochs), Figure 6 (SST-2)",
                ("michel2019_claims.csv",),
-               {"smoke": "about 30 s (26 s measured, 2 cores nearly idle; needs the smoke baselines)", "cpu": "about 50 min on 2 cores (needs the cpu baselines)",
+               {"smoke": "about 31 s (30.8 s measured cold, 2 idle cores: its smoke baselines trained first)", "cpu": "about 50 min on 2 cores (needs the cpu baselines)",
                 "full": "about 1 h on one GPU"}, "Michel 2019 Figures 3, 4, 5, 6"),
     Experiment("michel2019_ablation", "michel2019_ablation.ipynb",
                "Masking one head, or all but one head of a layer",
@@ -60,36 +59,36 @@ EXPERIMENTS = {e.name: e for e in [
                "Tables 5, 6 (best single head chosen on a separate set)",
                ("michel2019_table1.csv", "michel2019_table2.csv", "michel2019_table3.csv", "michel2019_table5.csv",
                 "michel2019_table6.csv"),
-               {"smoke": "about 40 s (37 s measured, 2 cores nearly idle)", "cpu": "about 40 min on 2 cores (needs the cpu baselines)",
+               {"smoke": "about 31 s (30.5 s measured cold, 2 idle cores)", "cpu": "about 40 min on 2 cores (needs the cpu baselines)",
                 "full": "about 1 h on one GPU"}, "Michel 2019 Tables 1, 2, 3, 5, 6"),
     Experiment("voita_lambda", "voita_lambda.ipynb",
                "Heads kept versus the L0 penalty's lambda",
                "Voita et al. 2019 as re-run by Li et al. 2021 (Figure 3): the number of heads a Hard Concrete / L0 "
                "pruner keeps is hard to aim at a chosen K",
                ("li2021_figure3_voita.csv",),
-               {"smoke": "about 1 min or less (41 kernel CPU-seconds on a busy machine; idle wall time not measured)", "cpu": "about 20 min on 2 cores (15 lambdas; needs the cpu baselines)",
+               {"smoke": "about 13 s (12.6 s measured cold, 2 idle cores)", "cpu": "about 8 min per training seed (the committed single-seed run: 495 s); the default three seeds about 25 min, plus the cpu SST-2 baseline of seeds 1 and 2 when not cached",
                 "full": "one GPU; GPU hours: the cost line below (3 epochs of MNLI per lambda, 21 lambdas, 3 seeds)"}, "Li 2021 Figure 3 (Voita et al. 2019 re-run)"),
     Experiment("dsp2021", "dsp2021.ipynb",
                "Five ways to keep exactly K heads: Michel, pipelined DSP, Voita, STE, joint DSP",
                "Li et al. 2021 Table 3 / Figure 2 (metric vs heads kept, five methods), Figure 5 (speed-up and size vs "
                "metric), Figure 6 (kept heads per layer), Figure 7 (joint DSP selection dynamics), section 5 claims",
                ("li2021_table3.csv", "li2021_claims.csv"),
-               {"smoke": "about 1 min (62 kernel CPU-seconds on a busy machine; idle wall time not measured)", "cpu": "about 3 h on 2 cores (needs the cpu baselines; resumable by task)",
+               {"smoke": "under 1 min (56.3 s measured cold, 2 idle cores: the slowest smoke run; two seeds, each with its own smoke baselines)", "cpu": "about 1 h 20 min of pruning runs per training seed (the committed single-seed run: SST-2 41 min, Multi30k 35 min); the default three seeds about 4 h, plus the cpu baselines of seeds 1 and 2, plus the budget table (per seed, estimated from timed phases: SST-2 about 6.5 / 23 / 89 min at 100 / 400 / 1,600 steps, Multi30k 8 / 19 / 50 min); resumable by task and by run",
                 "full": "GPU-days; GPU hours: the cost line below (5 methods x 22 K on bert-base/MNLI, x 20 K on IWSLT, 3 seeds)"}, "Li 2021 Table 3, Figures 2, 5, 6, 7"),
     Experiment("pass2023", "pass2023.ipynb",
                "PASS and PASSCONC against DSP, LAG and Voita at K = 16, 32, 48, 64",
                "PASS 2023 Table 1 (metric at equal K), Table 2 (attention-layer speed-up of the pruned models), "
                "Tables 4-7 (per GLUE task), figure 6 (speed-up vs metric), almost-sure sparsity at the end, claims",
                ("pass2023_accuracy.csv", "pass2023_speedup.csv", "pass2023_claims.csv"),
-               {"smoke": "about 1 min (56 kernel CPU-seconds on a busy machine; idle wall time not measured)", "cpu": "about 2 h on 2 cores (SST-2 15 min, Multi30k 25 min, RTE 45 min, MNLI proxy "
-                "about 35 min; needs the cpu baselines; resumable by task)", "full": "GPU-days; GPU hours: the cost line below (5 methods x 4 K x 5 tasks, 3 seeds)"}, "PASS 2023 Tables 1, 2, 4-7, Figure 6"),
+               {"smoke": "about 45 s (42.5 s measured cold, 2 idle cores; two seeds)", "cpu": "about 2 h per training seed (the committed single-seed run: SST-2 12 min, Multi30k 21 min, RTE 53 min, MNLI proxy 35 min); the default three seeds about 6 h, plus the cpu baselines of seeds 1 and 2, plus the SST-2 budget table (per seed, estimated: about 3 / 12 / 45 min at 100 / 400 / 1,600 steps); resumable by task and by run",
+                "full": "GPU-days; GPU hours: the cost line below (5 methods x 4 K x 5 tasks, 3 seeds)"}, "PASS 2023 Tables 1, 2, 4-7, Figure 6"),
     Experiment("behnke2020", "behnke2020.ipynb",
                "Losing heads in the lottery: confidence-guided iterative pruning with late resetting",
                "Behnke & Heafield 2020 Table 3 (BLEU and heads per layer and kind after each pruning round), Table 5 "
                "(the pruned architectures re-initialised), Table 7 (translation time and size), section 8 claims",
                ("behnke2020_table3.csv", "behnke2020_table4.csv", "behnke2020_table5.csv", "behnke2020_table7.csv",
                 "behnke2020_claims.csv"),
-               {"smoke": "under 1 min of CPU (a plumbing check: 4 tiny translation models on 64 pairs; 40 CPU-seconds for the whole `headprune reproduce`, papermill and kernel, at load average 11-12 on 2 cores; idle wall time not measured)", "cpu": "about 1 h on 2 cores (trains its own Multi30k models; resumable)",
+               {"smoke": "about 9 s (8.7 s measured, 2 idle cores: a plumbing check, 4 tiny translation models on 64 pairs)", "cpu": "about 1 h on 2 cores (trains its own Multi30k models; resumable)",
                 "full": "one GPU; GPU hours: the cost line below (IWSLT14, 7 rounds, 7 converged and 5 re-initialised runs of 60 epochs)"}, "Behnke & Heafield 2020 Tables 3, 5, 7"),
 ]}
 
