@@ -3,7 +3,8 @@
 #                    ./headprune-results/ and build its report there (published | committed | yours); git stays clean
 #   make test        install into .venv, then run the whole test suite (what CI runs: 19 min in CI on 2 cores, install and the dry runs included)
 #   make dist        build the sdist and the wheel into dist/
-#   make refresh     maintainers: re-run EXPERIMENT into the committed reproduce/results/PROFILE/EXPERIMENT
+#   make refresh     maintainers: re-run EXPERIMENT afresh into the committed reproduce/results/PROFILE/EXPERIMENT
+#                    (the old run set aside in EXPERIMENT.previous; an interrupted refresh resumes when re-run)
 #   make docs        build the documentation site into _site/ (offline: Sphinx, MathJax from npm)
 # FAIRSEQ=0 leaves out the optional fairseq adapter (its fairseq-fixed build takes about 2 min).
 # On a CPU machine torch is installed first, pinned to the CPU build (a plain `pip install torch`
@@ -43,7 +44,7 @@ report: install
 
 # Maintainers only: overwrite the committed reference run and the committed report, then review and commit them.
 refresh: install
-	$(BIN)/headprune reproduce $(EXPERIMENT) --profile $(PROFILE) --out reproduce/results/$(PROFILE)/$(EXPERIMENT)
+	$(BIN)/headprune reproduce $(EXPERIMENT) --profile $(PROFILE) --fresh --out reproduce/results/$(PROFILE)/$(EXPERIMENT)
 
 refresh-report: install
 	$(BIN)/headprune report --out reproduce/report

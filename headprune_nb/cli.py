@@ -21,11 +21,13 @@ def _parser() -> argparse.ArgumentParser:
     r = sub.add_parser("reproduce", help="run one reproduction notebook (papermill)",
                        description="Run a reproduction notebook with papermill; results, figures, provenance and the "
                        "executed notebook go to ./headprune-results/<profile>/<name>/ unless --out says otherwise (maintainers "
-                       "refresh the committed results with --out reproduce/results/<profile>/<name>).")
+                       "refresh the committed results with --fresh --out reproduce/results/<profile>/<name>).")
     r.add_argument("name", nargs="?", help="experiment name (see `headprune list`); or --all")
     r.add_argument("--all", action="store_true", help="run every experiment (baselines first), each into its own folder, "
                    "skipping those already complete; exit 1 naming each failure")
-    r.add_argument("--force", action="store_true", help="with --all: re-run complete experiments too")
+    r.add_argument("--force", action="store_true", help="with --all: re-run complete experiments too, each afresh (--fresh)")
+    r.add_argument("--fresh", action="store_true", help="start afresh: a finished run in the output folder is set aside "
+                   "in <folder>.previous instead of resumed (its rows are not reused); an unfinished run resumes")
     r.add_argument("--profile", default="smoke", help="smoke (tiny, seconds), cpu (real shapes/data, scaled down) "
                    "or full (the papers' setting, one GPU); default: smoke")
     r.add_argument("--param", action="append", default=[], metavar="K=V",
@@ -127,7 +129,7 @@ def cmd_reproduce(args) -> int:
         if failed: print(f"headprune reproduce --all: {len(failed)} failed: {', '.join(failed)}", file=sys.stderr)
         return 1 if failed else 0
     get_experiment(args.name, args.profile)
-    try: out = run_experiment(args.name, args.profile, params, args.out, command=command)
+    try: out = run_experiment(args.name, args.profile, params, args.out, command=command, fresh=args.fresh)
     except Exception as e:
         if type(e).__name__ != "PapermillExecutionError": raise
         from headprune_nb.reproduce import results_dir

@@ -11,12 +11,12 @@ import headprune_nb
 
 # %% auto #0
 __all__ = ['PROFILES', 'EXPERIMENTS', 'INSTALLED', 'USER_RESULTS', 'LOCK', 'KERNEL_ARGS', 'KERNEL_ENV', 'RESERVED', 'COMPLETE',
-           'GPU_ASSUMPTION', 'COST_FILE', 'EVAL_BATCH', 'Experiment', 'get_experiment', 'reproduce_dir', 'results_dir',
-           'committed_dir', 'umask_mode', 'write_atomic', 'write_csv', 'write_json', 'read_csv', 'other_tasks_rows',
-           'cached_tensor', 'FolderBusy', 'folder_lock', 'machine_info', 'provenance', 'markdown_table', 'pivot',
-           'parse_param', 'run_experiment', 'quiet_kernel', 'live_output', 'notebook_params', 'check_params',
-           'finished', 'unfinish', 'is_complete', 'run_all', 'dry_run_root', 'dry_run_experiment', 'full_cost',
-           'cost_row', 'dry_run_all', 'cost_table', 'cost_line']
+           'PREVIOUS', 'GPU_ASSUMPTION', 'COST_FILE', 'EVAL_BATCH', 'Experiment', 'get_experiment', 'reproduce_dir',
+           'results_dir', 'committed_dir', 'umask_mode', 'write_atomic', 'write_csv', 'write_json', 'read_csv',
+           'other_tasks_rows', 'cached_tensor', 'FolderBusy', 'folder_lock', 'machine_info', 'provenance',
+           'markdown_table', 'pivot', 'parse_param', 'run_experiment', 'quiet_kernel', 'live_output', 'notebook_params',
+           'check_params', 'finished', 'unfinish', 'set_aside', 'is_complete', 'run_all', 'dry_run_root',
+           'dry_run_experiment', 'full_cost', 'cost_row', 'dry_run_all', 'cost_table', 'cost_line']
 
 # %% ../nbs/90_reproduce.ipynb #28ff10e1
 PROFILES = ("smoke", "cpu", "full")
@@ -44,7 +44,7 @@ EXPERIMENTS = {e.name: e for e in [
                "Unpruned baselines every pruning table is measured against",
                "cpu: MiniLM-L6 on SST-2, RTE and an MNLI proxy (dev-matched -> dev-mismatched), small Enc-Dec on "
                "Multi30k; full: bert-base on MNLI/GLUE, transformer_iwslt_de_en on IWSLT14 (60 epochs)",
-               (), {"smoke": "about 26 s (25.7 s measured, 2 idle cores)", "cpu": "about 1 h 40 min on 2 cores (SST-2 36 min, Multi30k ~40 min, RTE ~18 min, MNLI proxy 6 min)",
+               (), {"smoke": "about 26 s (25.7 s measured, 2 idle cores)", "cpu": "about 1 h 40 min per seed on 2 idle cores (measured, seed 0: SST-2 44 min, Multi30k 33 min, MNLI proxy 16 min for its 3 epochs, RTE 9 min)",
                     "full": "one GPU; GPU hours: the cost line below (bert-base on five GLUE tasks, the IWSLT model for 60 epochs)"}, "the unpruned rows of every table: bert-base on MNLI, QQP, QNLI, SST-2, RTE; IWSLT14 BLEU"),
     Experiment("michel2019_pruning", "michel2019_pruning.ipynb",
                "Iterative pruning by head importance",
@@ -269,8 +269,8 @@ def parse_param(text: str) -> tuple[str, object]:
                      "brackets in quotes ('a b')")
 
 def run_experiment(name: str, profile: str = "smoke", params: dict | None = None, out_dir=None,
-                   command: str | None = None, progress: bool = True) -> Path:
-    "Run one reproduction notebook through papermill; returns the folder holding its results."
+                   command: str | None = None, progress: bool = True, fresh: bool = False) -> Path:
+    "Run one reproduction notebook through papermill; returns the folder holding its results. `fresh`: see `set_aside`."
     import papermill as pm
     exp = get_experiment(name, profile)
     nb = reproduce_dir() / exp.notebook
@@ -281,6 +281,7 @@ def run_experiment(name: str, profile: str = "smoke", params: dict | None = None
     os.environ["HEADPRUNE_COMMAND"] = command or env_cmd or f"headprune reproduce {name} --profile {profile}"
     try:
         with folder_lock(out):                          # one run per results folder
+            if fresh: set_aside(out)                    # a finished run's rows are not reused
             unfinish(out)                               # a re-run is unfinished until it finishes
             with quiet_kernel():
                 pm.execute_notebook(str(nb), str(out / exp.notebook), parameters=parameters, kernel_name="python3",
@@ -370,6 +371,21 @@ def unfinish(out) -> None:
         except ValueError: return
         if "finished_utc" in p: write_json(prov, dict({k: v for k, v in p.items() if k != "finished_utc"}, unfinished=True))
 
+PREVIOUS = ".previous"
+
+def set_aside(out) -> Path | None:
+    "Start afresh in `out`: a finished run's files move to `<out>.previous` (replacing an older one); an unfinished run stays to resume."
+    import shutil
+    out = Path(out)
+    if finished(out) is None: return None
+    aside = out.with_name(out.name + PREVIOUS)
+    shutil.rmtree(aside, ignore_errors=True)
+    aside.mkdir(parents=True)
+    for f in out.iterdir():
+        if f.name != LOCK: f.rename(aside / f.name)
+    print(f"{out}: the finished run's files are set aside in {aside}; this run starts afresh", file=sys.stderr)
+    return aside
+
 def is_complete(out, profile: str, params: dict | None = None) -> bool:
     "Did a run with this profile and these parameters finish in folder `out`?"
     done = finished(out)
@@ -389,7 +405,7 @@ def run_all(profile: str, params: dict | None = None, out_root=None, force: bool
         out = Path(out_root) / name if out_root else results_dir(name, profile)
         if not force and is_complete(out, profile, params): status[name] = "skipped (complete)"; continue
         try:
-            run_experiment(name, profile, params, out, command=command, progress=progress)
+            run_experiment(name, profile, params, out, command=command, progress=progress, fresh=force)
             status[name] = "done"
         except Exception as e:                     # papermill's error names the failing cell; keep going
             lines = [l for l in str(e).splitlines() if l.strip()]

@@ -1,5 +1,6 @@
 """Issue 17 in CI: two runs into one results folder lose no row (the second is refused, naming the holder),
-and a smoke reproduction killed mid-run (SIGKILL) then re-run leaves the same results as an uninterrupted one.
+a smoke reproduction killed mid-run (SIGKILL) then re-run leaves the same results as an uninterrupted one, and
+a finished folder re-run with --fresh reuses none of its rows (the old run is set aside, not lost).
 Both use `voita_lambda --profile smoke` with a short joint phase: fast, and deterministic (seeded, CPU)."""
 import os, shutil, signal, subprocess, sys, time
 from pathlib import Path
@@ -8,10 +9,10 @@ from headprune_nb.reproduce import read_csv, LOCK
 
 SMALL = ["--param", "train_limit=192", "--param", "epochs=2", "--param", "eval_limit=64"]
 
-def start(exe, out, lambdas, cache):
+def start(exe, out, lambdas, cache, *extra):
     env = dict(os.environ, HEADPRUNE_CACHE=str(cache))
     return subprocess.Popen([exe, "reproduce", "voita_lambda", "--profile", "smoke", "--out", str(out),
-                             "--param", f"lambdas={lambdas}", *SMALL], env=env, stdout=subprocess.PIPE,
+                             "--param", f"lambdas={lambdas}", *SMALL, *extra], env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, start_new_session=True)
 
 def finish(p, timeout=1800):
@@ -66,3 +67,20 @@ def test_killed_run_resumes_to_the_same_results(concurrent, headprune, baseline)
     assert (d / "Y" / "complete.json").exists()
     leftovers = [f.name for f in (d / "Y").iterdir() if f.name.startswith(".") and f.name != LOCK]
     assert not leftovers, leftovers
+
+def test_fresh_rerun_reuses_no_row_of_a_finished_run(concurrent, headprune):
+    "A finished run re-run resumes: its rows are kept. --fresh sets it aside in <folder>.previous and recomputes every row."
+    from headprune_nb.reproduce import write_csv
+    d, *runs = concurrent
+    lam = next(r[2] for r in runs if r[1][0] == 0)
+    Z = d / "Z"; shutil.copytree(d / "X", Z, ignore=shutil.ignore_patterns(LOCK))
+    stale = read_csv(Z / "sweep.csv"); stale[0]["heads_kept"] = -1          # a row no run of today's code would write
+    write_csv(Z / "sweep.csv", stale)
+    code, _, err = finish(start(headprune, Z, f"[{lam}]", d / "cache"))
+    assert code == 0, err[-2000:]
+    assert read_csv(Z / "sweep.csv")[0]["heads_kept"] == -1, "a plain re-run of a finished folder resumes from its rows"
+    code, _, err = finish(start(headprune, Z, f"[{lam}]", d / "cache", "--fresh"))
+    assert code == 0, err[-2000:]
+    assert results(Z) == results(d / "X"), "--fresh reused a row of the finished run"
+    assert read_csv(d / "Z.previous" / "sweep.csv")[0]["heads_kept"] == -1, "the finished run was not kept aside"
+    assert (Z / "complete.json").exists() and "set aside in" in err
