@@ -84,6 +84,7 @@ def make_pruner(method: str, model: nn.Module, K: int | None = None, steps: int 
     with torch.random.fork_rng(devices=[]):         # a random initialisation (PASS's code: Xavier) follows `seed` only
         torch.manual_seed(seed)
         pruner = cls(H, **dict(args, **kw))
+    pruner.init_seed = seed                          # part of a run folder's digest (recipes.pruner_spec): seeds never share a run
     pruner.train_options = dict(gate_lr=gate_lr, **(CODE_TRAIN_OPTIONS if variant == "code" and method != "lag" else {}))
     return pruner
 

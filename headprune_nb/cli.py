@@ -27,7 +27,7 @@ def _parser() -> argparse.ArgumentParser:
                    "skipping those already complete; exit 1 naming each failure")
     r.add_argument("--force", action="store_true", help="with --all: re-run complete experiments too, each afresh (--fresh)")
     r.add_argument("--fresh", action="store_true", help="start afresh: a finished run in the output folder is set aside "
-                   "in <folder>.previous instead of resumed (its rows are not reused); an unfinished run resumes")
+                   "in <folder>.previous instead of resumed (its rows are not reused); an interrupted --fresh run resumes")
     r.add_argument("--profile", default="smoke", help="smoke (tiny, seconds), cpu (real shapes/data, scaled down) "
                    "or full (the papers' setting, one GPU); default: smoke")
     r.add_argument("--param", action="append", default=[], metavar="K=V",

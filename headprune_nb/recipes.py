@@ -14,11 +14,11 @@ from .data import (load_glue, glue_task, bucket_batches, collate_classification,
 from .train import TrainConfig, train, task_loss, accuracy, translate, bleu
 
 # %% auto #0
-__all__ = ['CLS_RECIPES', 'MT_RECIPES', 'ORIGIN', 'cache_dir', 'ClsRecipe', 'cls_data', 'cls_model', 'run_cls_recipe', 'MtRecipe',
-           'train_config', 'translation_data', 'mt_model', 'mt_batches', 'mt_valid_loss', 'run_mt_recipe', 'Trained',
-           'find_recipe', 'model_dir', 'run_dir', 'trained', 'imported_origin', 'task_batches', 'task_metric',
-           'full_batches_per_epoch', 'digest_dir', 'pruner_spec', 'joint_run_dir', 'joint_steps', 'phase_config',
-           'replay_phase', 'joint_run']
+__all__ = ['CLS_RECIPES', 'MT_RECIPES', 'BASELINE', 'ORIGIN', 'cache_dir', 'ClsRecipe', 'cls_data', 'cls_model', 'run_cls_recipe',
+           'MtRecipe', 'train_config', 'translation_data', 'mt_model', 'mt_batches', 'mt_valid_loss', 'run_mt_recipe',
+           'Trained', 'find_recipe', 'model_dir', 'run_dir', 'weights_digest', 'baseline_spec', 'baseline_record',
+           'trained', 'imported_origin', 'task_batches', 'task_metric', 'full_batches_per_epoch', 'digest_dir',
+           'pruner_spec', 'joint_run_dir', 'joint_steps', 'phase_config', 'replay_phase', 'joint_run']
 
 # %% ../nbs/07_recipes.ipynb #5cf6403e
 def cache_dir() -> Path:
@@ -202,6 +202,7 @@ class Trained:
     data: dict
     run_dir: Path
     origin: str | None = None        # digest of the checkpoint an imported baseline came from (None: trained here)
+    weights: str | None = None       # digest of the cached weights (`baseline.json`): part of every joint run's folder digest
 
     @property
     def is_translation(self) -> bool: return isinstance(self.recipe, MtRecipe)
@@ -225,11 +226,53 @@ def _cls_tokenizer(r: ClsRecipe, data: dict):
     from headprune_nb.models import load_tokenizer
     return load_tokenizer(r.model)
 
+BASELINE = "baseline.json"
+
+def weights_digest(path) -> str:
+    "sha1 (12 hex digits) of the weight files of the model saved in `path`, as bytes on disk."
+    import hashlib
+    h = hashlib.sha1()
+    for f in sorted(Path(path).glob("*.safetensors")) or sorted(Path(path).glob("*.bin")):
+        with open(f, "rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""): h.update(chunk)
+    return h.hexdigest()[:12]
+
+def baseline_spec(r, seed: int) -> dict:
+    "What decides a cached baseline: its recipe (as JSON reads it back) and seed."
+    import dataclasses
+    return json.loads(json.dumps(dict(recipe=dataclasses.asdict(r), seed=seed), default=str))
+
+def baseline_record(path, r, seed: int, new: bool = False) -> dict:
+    "`baseline.json` of the model cached in `path`, written if missing: `new`ly trained, or cached before records existed (taken as `r`'s, said on stderr)."
+    import sys
+    p = Path(path) / BASELINE
+    if p.exists(): return json.loads(p.read_text())
+    if not new and not imported_origin(path):
+        print(f"{path}: cached without a record of its recipe (an older version); taken as trained with today's recipe "
+              f"(delete the folder to retrain)", file=sys.stderr)
+    rec = dict(baseline_spec(r, seed), weights=weights_digest(path))
+    from headprune_nb.reproduce import write_json
+    write_json(p, rec)
+    return rec
+
+def _stale(path, r, seed: int) -> str | None:
+    "Why the model cached in `path` is not `r`'s trained with `seed` (None: it is, or it was imported, or there is none)."
+    p = Path(path) / BASELINE
+    if not p.exists() or imported_origin(path): return None
+    rec, want = json.loads(p.read_text()), baseline_spec(r, seed)
+    diff = [k for k in want["recipe"] if rec.get("recipe", {}).get(k) != want["recipe"][k]] + (["seed"] if rec.get("seed") != seed else [])
+    return ", ".join(f"{k}: {rec.get('recipe', {}).get(k, rec.get(k))!r} -> {want['recipe'].get(k, seed)!r}" for k in diff) or None
+
 def trained(profile: str, task: str, seed: int = 0, device: str = "cpu", progress: bool = True) -> Trained:
-    "The trained baseline of `task`: from the cache, or trained now with its recipe and cached."
+    "The trained baseline of `task`: from the cache (unless cached with another recipe: then retrained), or trained now with its recipe and cached."
+    import shutil, sys
     from headprune_nb.prune import save_pruned, load_pruned
     r, path, rd = find_recipe(profile, task), model_dir(profile, task, seed), run_dir(profile, task, seed)
     cached = (path / "config.json").exists()
+    if cached and (why := _stale(path, r, seed)):
+        print(f"{path}: cached with another recipe ({why}); training it again", file=sys.stderr)
+        shutil.rmtree(rd, ignore_errors=True)                 # its run folder would resume the old training
+        cached = False
     if isinstance(r, ClsRecipe):
         data = cls_data(r, seed)
         if cached: model, tok = load_pruned(path, device), _cls_tokenizer(r, data)
@@ -238,10 +281,10 @@ def trained(profile: str, task: str, seed: int = 0, device: str = "cpu", progres
         data = translation_data(r.corpus, seed)
         if cached: model, tok = load_pruned(path, device), vocab_beside(path) or Vocab.build(data["train"][0] + data["train"][1])
         else: model, tok, _ = run_mt_recipe(r, seed, device, out_dir=rd, progress=progress)
-    if not cached: save_pruned(model, path)
+    if not cached: save_pruned(model, path)               # a complete new folder: no record of the model it replaces
     origin = imported_origin(path)
     if origin: rd = rd.with_name(f"{rd.name}-imported-{origin}")   # not the old baseline's run (no snapshots of its own)
-    return Trained(task, model.to(device).eval(), tok, r, data, rd, origin)
+    return Trained(task, model.to(device).eval(), tok, r, data, rd, origin, baseline_record(path, r, seed, new=not cached)["weights"])
 
 ORIGIN = "origin.json"
 
@@ -343,9 +386,10 @@ def digest_dir(parent, name: str, spec: dict) -> Path:
     return Path(parent) / f"{name}-{hashlib.sha1(json.dumps(spec, sort_keys=True, default=str).encode()).hexdigest()[:8]}"
 
 def pruner_spec(pruner) -> dict:
-    "The pruner's class and every constructor argument that changes training (`HeadPruner.hparams` less the class's `EVAL_ONLY`), for a run folder's digest."
+    "The pruner's class, every constructor argument that changes training (`HeadPruner.hparams` less the class's `EVAL_ONLY`) and the seed of its initial values (`init_seed`, set by `api.make_pruner`), for a run folder's digest."
     skip = getattr(type(pruner), "EVAL_ONLY", ())
-    return dict(cls=type(pruner).__name__, **{k: v for k, v in getattr(pruner, "hparams", {}).items() if k not in skip})
+    seed = {"init_seed": pruner.init_seed} if getattr(pruner, "init_seed", None) is not None else {}
+    return dict(cls=type(pruner).__name__, **{k: v for k, v in getattr(pruner, "hparams", {}).items() if k not in skip}, **seed)
 
 def joint_run_dir(base: Trained, name: str, cfg: TrainConfig, train_limit, from_start, pruner=None) -> Path:
     "`<cache>/runs/<profile>/<name>-<digest of the run's configuration and of the pruner's hyper-parameters>`."
@@ -355,6 +399,7 @@ def joint_run_dir(base: Trained, name: str, cfg: TrainConfig, train_limit, from_
         if spec[k] == default: del spec[k]                 # fields added later change no folder name at their default
     if pruner is not None: spec["pruner"] = pruner_spec(pruner)
     if base.origin: spec["origin"] = base.origin           # an imported baseline never resumes runs of the one it replaced
+    if base.weights: spec["base"] = base.weights           # nor does a baseline trained again (another recipe, another seed)
     return digest_dir(base.run_dir.parent, name, spec)
 
 def joint_steps(base: Trained, train_limit: int | None = None, epochs: int = 1, seed: int = 0) -> int:

@@ -11,9 +11,9 @@ import headprune_nb
 
 # %% auto #0
 __all__ = ['PROFILES', 'EXPERIMENTS', 'INSTALLED', 'USER_RESULTS', 'LOCK', 'KERNEL_ARGS', 'KERNEL_ENV', 'RESERVED', 'COMPLETE',
-           'PREVIOUS', 'GPU_ASSUMPTION', 'COST_FILE', 'EVAL_BATCH', 'Experiment', 'get_experiment', 'reproduce_dir',
-           'results_dir', 'committed_dir', 'umask_mode', 'write_atomic', 'write_csv', 'write_json', 'read_csv',
-           'other_tasks_rows', 'cached_tensor', 'FolderBusy', 'folder_lock', 'machine_info', 'provenance',
+           'PREVIOUS', 'FRESH', 'GPU_ASSUMPTION', 'COST_FILE', 'EVAL_BATCH', 'Experiment', 'get_experiment',
+           'reproduce_dir', 'results_dir', 'committed_dir', 'umask_mode', 'write_atomic', 'write_csv', 'write_json',
+           'read_csv', 'other_tasks_rows', 'cached_tensor', 'FolderBusy', 'folder_lock', 'machine_info', 'provenance',
            'markdown_table', 'pivot', 'parse_param', 'run_experiment', 'quiet_kernel', 'live_output', 'notebook_params',
            'check_params', 'finished', 'unfinish', 'set_aside', 'is_complete', 'run_all', 'dry_run_root',
            'dry_run_experiment', 'full_cost', 'cost_row', 'dry_run_all', 'cost_table', 'cost_line']
@@ -290,6 +290,7 @@ def run_experiment(name: str, profile: str = "smoke", params: dict | None = None
             write_json(out / COMPLETE, dict(name=name, profile=profile, params=params or {},
                                             command=os.environ["HEADPRUNE_COMMAND"],
                                             finished_utc=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())))
+            (out / FRESH).unlink(missing_ok=True)       # finished: a later --fresh sets this run aside
     finally:
         if env_cmd is None: os.environ.pop("HEADPRUNE_COMMAND", None)
         else: os.environ["HEADPRUNE_COMMAND"] = env_cmd
@@ -371,19 +372,21 @@ def unfinish(out) -> None:
         except ValueError: return
         if "finished_utc" in p: write_json(prov, dict({k: v for k, v in p.items() if k != "finished_utc"}, unfinished=True))
 
-PREVIOUS = ".previous"
+PREVIOUS, FRESH = ".previous", ".headprune-fresh"
 
 def set_aside(out) -> Path | None:
-    "Start afresh in `out`: a finished run's files move to `<out>.previous` (replacing an older one); an unfinished run stays to resume."
+    "Start afresh in `out` (marked by `FRESH` until the run finishes): earlier files move to `<out>.previous` (replacing an older one), unless they are an unfinished fresh run's, which resumes."
     import shutil
-    out = Path(out)
-    if finished(out) is None: return None
-    aside = out.with_name(out.name + PREVIOUS)
-    shutil.rmtree(aside, ignore_errors=True)
-    aside.mkdir(parents=True)
-    for f in out.iterdir():
-        if f.name != LOCK: f.rename(aside / f.name)
-    print(f"{out}: the finished run's files are set aside in {aside}; this run starts afresh", file=sys.stderr)
+    out = Path(out); out.mkdir(parents=True, exist_ok=True)
+    files = [f for f in out.iterdir() if f.name not in (LOCK, FRESH)]
+    aside = None
+    if files and (finished(out) is not None or not (out / FRESH).exists()):
+        aside = out.with_name(out.name + PREVIOUS)
+        shutil.rmtree(aside, ignore_errors=True)
+        aside.mkdir(parents=True)
+        for f in files: f.rename(aside / f.name)
+        print(f"{out}: the earlier run's files are set aside in {aside}; this run starts afresh", file=sys.stderr)
+    (out / FRESH).touch()
     return aside
 
 def is_complete(out, profile: str, params: dict | None = None) -> bool:
