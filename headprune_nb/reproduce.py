@@ -51,7 +51,7 @@ EXPERIMENTS = {e.name: e for e in [
                "Michel et al. 2019 Figure 3 (metric vs share of heads pruned by I_h and by one-head ablation), "
                "Figure 4 (per attention kind, Enc-Dec), Figure 5 (importance across training epochs), Figure 6 (SST-2)",
                ("michel2019_claims.csv",),
-               {"smoke": "about 31 s (30.8 s measured cold, 2 idle cores: its smoke baselines trained first)", "cpu": "about 50 min on 2 cores (needs the cpu baselines)",
+               {"smoke": "about 31 s (30.8 s measured cold, 2 idle cores: its smoke baselines trained first)", "cpu": "about 50 min on 2 cores (needs the cpu baselines; the Multi30k part alone measured 1,361 s, figures 3-5 and claims, on a machine partly busy with tests)",
                 "full": "about 1 h on one GPU"}, "Michel 2019 Figures 3, 4, 5, 6"),
     Experiment("michel2019_ablation", "michel2019_ablation.ipynb",
                "Masking one head, or all but one head of a layer",
