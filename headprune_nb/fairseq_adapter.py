@@ -193,19 +193,12 @@ def unknown_rate(vocab: Vocab | PairVocab, sources: list[str]) -> float:
     toks = [t for s in sources for t in s.split()]
     return sum(t not in vocab.source.stoi for t in toks) / max(1, len(toks))
 
-def _sha1(path) -> str:
-    import hashlib
-    h = hashlib.sha1()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""): h.update(chunk)
-    return h.hexdigest()
-
 def import_fairseq(checkpoint, out_dir, data_dir=None, trust_checkpoint: bool = False, keep_old: bool = False):
     "Convert a fairseq checkpoint into an HF Enc-Dec saved in `out_dir` with its dictionaries and origin; returns (hf, vocab, fairseq model)."
     import time
     from headprune_nb.prune import save_pruned
     from headprune_nb.data import save_vocab
-    from headprune_nb.recipes import ORIGIN
+    from headprune_nb.recipes import ORIGIN, files_sha1
     from headprune_nb.reproduce import write_json
     fs, vocab = load_fairseq_checkpoint(checkpoint, data_dir, trust_checkpoint)
     hf = to_hf_encdec(fs)
@@ -214,7 +207,7 @@ def import_fairseq(checkpoint, out_dir, data_dir=None, trust_checkpoint: bool = 
         out_dir.rename(out_dir.with_name(f"{out_dir.name}.replaced-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}"))
     out = save_pruned(hf, out_dir)
     save_vocab(vocab, out)
-    write_json(out / ORIGIN, dict(checkpoint=str(Path(checkpoint).expanduser().resolve()), sha1=_sha1(checkpoint)))
+    write_json(out / ORIGIN, dict(checkpoint=str(Path(checkpoint).expanduser().resolve()), sha1=files_sha1([checkpoint])))
     return hf, vocab, fs
 
 # %% ../nbs/08_fairseq.ipynb #b64d5d50

@@ -16,9 +16,9 @@ from .train import TrainConfig, train, task_loss, accuracy, translate, bleu
 # %% auto #0
 __all__ = ['CLS_RECIPES', 'MT_RECIPES', 'BASELINE', 'ORIGIN', 'cache_dir', 'ClsRecipe', 'cls_data', 'cls_model', 'run_cls_recipe',
            'MtRecipe', 'train_config', 'translation_data', 'mt_model', 'mt_batches', 'mt_valid_loss', 'run_mt_recipe',
-           'Trained', 'find_recipe', 'model_dir', 'run_dir', 'weights_digest', 'baseline_spec', 'baseline_record',
-           'trained', 'imported_origin', 'task_batches', 'task_metric', 'full_batches_per_epoch', 'digest_dir',
-           'pruner_spec', 'joint_run_dir', 'joint_steps', 'phase_config', 'replay_phase', 'joint_run']
+           'Trained', 'find_recipe', 'model_dir', 'run_dir', 'files_sha1', 'weights_digest', 'baseline_spec',
+           'baseline_record', 'trained', 'imported_origin', 'task_batches', 'task_metric', 'full_batches_per_epoch',
+           'digest_dir', 'pruner_spec', 'joint_run_dir', 'joint_steps', 'phase_config', 'replay_phase', 'joint_run']
 
 # %% ../nbs/07_recipes.ipynb #5cf6403e
 def cache_dir() -> Path:
@@ -228,14 +228,18 @@ def _cls_tokenizer(r: ClsRecipe, data: dict):
 
 BASELINE = "baseline.json"
 
-def weights_digest(path) -> str:
-    "sha1 (12 hex digits) of the weight files of the model saved in `path`, as bytes on disk."
+def files_sha1(paths) -> str:
+    "sha1 (hex) of the bytes of `paths`, one after another, read in 1 MiB chunks."
     import hashlib
     h = hashlib.sha1()
-    for f in sorted(Path(path).glob("*.safetensors")) or sorted(Path(path).glob("*.bin")):
-        with open(f, "rb") as fh:
-            for chunk in iter(lambda: fh.read(1 << 20), b""): h.update(chunk)
-    return h.hexdigest()[:12]
+    for p in paths:
+        with open(p, "rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""): h.update(chunk)
+    return h.hexdigest()
+
+def weights_digest(path) -> str:
+    "sha1 (12 hex digits) of the weight files of the model saved in `path`, as bytes on disk."
+    return files_sha1(sorted(Path(path).glob("*.safetensors")) or sorted(Path(path).glob("*.bin")))[:12]
 
 def baseline_spec(r, seed: int) -> dict:
     "What decides a cached baseline: its recipe (as JSON reads it back) and seed."
@@ -259,9 +263,9 @@ def _stale(path, r, seed: int) -> str | None:
     "Why the model cached in `path` is not `r`'s trained with `seed` (None: it is, or it was imported, or there is none)."
     p = Path(path) / BASELINE
     if not p.exists() or imported_origin(path): return None
-    rec, want = json.loads(p.read_text()), baseline_spec(r, seed)
-    diff = [k for k in want["recipe"] if rec.get("recipe", {}).get(k) != want["recipe"][k]] + (["seed"] if rec.get("seed") != seed else [])
-    return ", ".join(f"{k}: {rec.get('recipe', {}).get(k, rec.get(k))!r} -> {want['recipe'].get(k, seed)!r}" for k in diff) or None
+    flat = lambda s: {**s.get("recipe", {}), "seed": s.get("seed")}         # recipe fields and seed, side by side
+    have, want = flat(json.loads(p.read_text())), flat(baseline_spec(r, seed))
+    return ", ".join(f"{k}: {have.get(k)!r} -> {v!r}" for k, v in want.items() if have.get(k) != v) or None
 
 def trained(profile: str, task: str, seed: int = 0, device: str = "cpu", progress: bool = True) -> Trained:
     "The trained baseline of `task`: from the cache (unless cached with another recipe: then retrained), or trained now with its recipe and cached."
