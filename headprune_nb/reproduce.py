@@ -11,12 +11,13 @@ import headprune_nb
 
 # %% auto #0
 __all__ = ['PROFILES', 'EXPERIMENTS', 'INSTALLED', 'USER_RESULTS', 'LOCK', 'KERNEL_ARGS', 'KERNEL_ENV', 'RESERVED', 'COMPLETE',
-           'PREVIOUS', 'FRESH', 'GPU_ASSUMPTION', 'COST_FILE', 'EVAL_BATCH', 'Experiment', 'get_experiment',
-           'reproduce_dir', 'results_dir', 'committed_dir', 'umask_mode', 'write_atomic', 'write_csv', 'write_json',
-           'read_csv', 'other_tasks_rows', 'cached_tensor', 'FolderBusy', 'folder_lock', 'machine_info', 'provenance',
-           'markdown_table', 'pivot', 'parse_param', 'run_experiment', 'quiet_kernel', 'live_output', 'notebook_params',
-           'check_params', 'finished', 'unfinish', 'set_aside', 'is_complete', 'run_all', 'dry_run_root',
-           'dry_run_experiment', 'full_cost', 'cost_row', 'dry_run_all', 'cost_table', 'cost_line']
+           'PREVIOUS', 'FRESH', 'RUN_PARAMS', 'ADDITIVE', 'GPU_ASSUMPTION', 'COST_FILE', 'EVAL_BATCH', 'Experiment',
+           'get_experiment', 'reproduce_dir', 'results_dir', 'committed_dir', 'umask_mode', 'write_atomic', 'write_csv',
+           'write_json', 'read_csv', 'other_tasks_rows', 'put_row', 'cached_tensor', 'FolderBusy', 'folder_lock',
+           'machine_info', 'provenance', 'markdown_table', 'pivot', 'parse_param', 'run_experiment', 'quiet_kernel',
+           'live_output', 'notebook_params', 'check_params', 'finished', 'unfinish', 'set_aside', 'params_clash',
+           'is_complete', 'run_all', 'dry_run_root', 'dry_run_experiment', 'full_cost', 'cost_row', 'dry_run_all',
+           'cost_table', 'cost_line']
 
 # %% ../nbs/90_reproduce.ipynb #28ff10e1
 PROFILES = ("smoke", "cpu", "full")
@@ -164,6 +165,12 @@ def other_tasks_rows(path, tasks) -> list[dict]:
     path = Path(path)
     return [r for r in read_csv(path) if r["task"] not in tasks] if path.exists() else []
 
+def put_row(rows: list[dict], path, new: dict, key=("task", "method", "K")) -> list[dict]:
+    "Put `new` into `rows` (in place), replacing the row with the same `key` fields that an interrupted run left, and write them all to `path`."
+    rows[:] = [r for r in rows if any(r.get(k) != new.get(k) for k in key)] + [new]
+    write_csv(path, rows)
+    return rows
+
 def cached_tensor(path, compute):
     "Load what was saved at `path` (tensors and plain containers), or `compute()` it and save it atomically."
     import torch
@@ -281,7 +288,13 @@ def run_experiment(name: str, profile: str = "smoke", params: dict | None = None
     os.environ["HEADPRUNE_COMMAND"] = command or env_cmd or f"headprune reproduce {name} --profile {profile}"
     try:
         with folder_lock(out):                          # one run per results folder
-            if fresh: set_aside(out)                    # a finished run's rows are not reused
+            if fresh:                                   # a finished run's rows are not reused
+                if params_clash(out, name, profile, params or {}): (out / FRESH).unlink(missing_ok=True)  # nor another fresh run's
+                set_aside(out)
+            elif why := params_clash(out, name, profile, params or {}):
+                raise ValueError(f"{out} holds a run with other parameters ({why}); resuming it would reuse its rows: "
+                                 f"add --fresh to set it aside and start afresh, or pass another --out")
+            write_json(out / RUN_PARAMS, dict(profile=profile, params=params or {}))
             unfinish(out)                               # a re-run is unfinished until it finishes
             with quiet_kernel():
                 pm.execute_notebook(str(nb), str(out / exp.notebook), parameters=parameters, kernel_name="python3",
@@ -291,6 +304,7 @@ def run_experiment(name: str, profile: str = "smoke", params: dict | None = None
                                             command=os.environ["HEADPRUNE_COMMAND"],
                                             finished_utc=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())))
             (out / FRESH).unlink(missing_ok=True)       # finished: a later --fresh sets this run aside
+            (out / RUN_PARAMS).unlink(missing_ok=True)  # complete.json says it now
     finally:
         if env_cmd is None: os.environ.pop("HEADPRUNE_COMMAND", None)
         else: os.environ["HEADPRUNE_COMMAND"] = env_cmd
@@ -388,6 +402,28 @@ def set_aside(out) -> Path | None:
         print(f"{out}: the earlier run's files are set aside in {aside}; this run starts afresh", file=sys.stderr)
     (out / FRESH).touch()
     return aside
+
+RUN_PARAMS = ".headprune-params.json"     # the profile and parameters of a run, until it finishes (then: complete.json)
+ADDITIVE = ("tasks", "cls_tasks", "mt_tasks", "ks", "methods", "seeds", "budgets", "budget_ks", "budget_seeds",
+            "budget_tasks", "rounds", "bench", "device")
+
+def params_clash(out, name: str, profile: str, params: dict) -> str | None:
+    "How `profile` and `params` differ from those of the run whose files are in `out`, outside `ADDITIVE` (None: they do not, or no run is there)."
+    out = Path(out)
+    try: prev = json.loads((out / RUN_PARAMS).read_text()) if (out / RUN_PARAMS).exists() else finished(out)
+    except ValueError: prev = None
+    if prev is None: return None
+    if prev.get("profile", profile) != profile: return f"profile: {prev['profile']!r} -> {profile!r}"
+    import ast
+    def value(text):
+        try: return ast.literal_eval(text)
+        except (ValueError, SyntaxError): return text
+    defaults = {k: value(s.get("default") or "None") for k, s in notebook_params(name).items() if k not in RESERVED}
+    plain = lambda d: json.loads(json.dumps({**defaults, **d}, default=str))       # tuples as lists, as JSON reads them back
+    have, want = plain(prev.get("params") or {}), plain(params)
+    diff = [f"{k}: {have.get(k)!r} -> {want.get(k)!r}" for k in sorted(set(have) | set(want))
+            if k not in ADDITIVE and have.get(k) != want.get(k)]
+    return ", ".join(diff) or None
 
 def is_complete(out, profile: str, params: dict | None = None) -> bool:
     "Did a run with this profile and these parameters finish in folder `out`?"

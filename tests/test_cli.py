@@ -108,3 +108,14 @@ def test_report_reads_results_on_disk(headprune, tmp_path):
     assert "PASSCONC has the largest attention speed-up at K = 16 | sst2" in md     # the committed cpu verdicts
     assert "| behnke2020 | cpu |" in md and "not run" in md                        # experiments without results say so
     assert (tmp_path / "report" / "report.html").stat().st_size > 10_000             # figures embedded
+
+def test_resuming_a_run_with_other_parameters_is_refused(headprune, tmp_path):
+    "A plain re-run into a folder whose run had another eval_limit would mix its rows into this one's: one line, the ways out, nothing touched."
+    out = tmp_path / "pass"; out.mkdir()
+    (out / "complete.json").write_text('{"name": "pass2023", "profile": "smoke", "params": {"eval_limit": {"synthetic_cls": 50}}}')
+    (out / "table.csv").write_text("task,method,K,metric\nsynthetic_cls,pass,2,90.0\n")
+    r = run(headprune, "reproduce", "pass2023", "--profile", "smoke", "--out", str(out), "--param", "tasks=['synthetic_mt']")
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    assert "other parameters (eval_limit: {'synthetic_cls': 50} -> None)" in r.stderr and "--fresh" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+    assert sorted(p.name for p in out.iterdir()) == [".headprune.lock", "complete.json", "table.csv"]
