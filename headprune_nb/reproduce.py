@@ -404,7 +404,7 @@ def set_aside(out) -> Path | None:
     return aside
 
 RUN_PARAMS = ".headprune-params.json"     # the profile and parameters of a run, until it finishes (then: complete.json)
-ADDITIVE = ("tasks", "cls_tasks", "mt_tasks", "ks", "methods", "seeds", "budgets", "budget_ks", "budget_seeds",
+ADDITIVE = ("tasks", "cls_tasks", "mt_tasks", "ks", "methods", "lambdas", "seeds", "budgets", "budget_ks", "budget_seeds",
             "budget_tasks", "rounds", "bench", "device")
 
 def params_clash(out, name: str, profile: str, params: dict) -> str | None:

@@ -16,7 +16,7 @@ __all__ = ['LEVEL', 'N_BOOT', 'NOTICEABLE', 'CLOSE', 'ALMOST_EVERY', 'MIN_SEEDS'
            'ngram_stats', 'bleu_from_stats', 'Sample', 'correct_per_example', 'bleu_sample', 'task_scorer',
            'score_masked', 'save_sample', 'load_sample', 'cached_sample', 't_quantile', 'resample_weights', 'ordinal',
            'nth_best', 'Evidence', 'evidence', 'Rule', 'decide', 'claim_row', 'seed_vote', 'vote_row', 'verdict_kind',
-           'verdict_counts', 'phase_limit', 'phase_plan', 'SeedRuns', 'budget_table']
+           'verdict_counts', 'phase_limit', 'phase_plan', 'SeedRuns', 'budget_table', 'seed_band']
 
 # %% ../nbs/93_verdicts.ipynb #e4279dbb
 LEVEL = 0.95          # two-sided level of every interval
@@ -302,9 +302,13 @@ class SeedRuns:
         b = self.bases[task]
         return phase_plan(budget_steps, _joint_batch_size(b), len(b.data["train"][0] if b.is_translation else b.data["train"]))
 
+    def path(self, task: str, name: str) -> Path:
+        "Where the scores `name` of `task` are cached: `scores/<task>/<name>.npz`."
+        return self.scores_dir / task / f"{name}.npz"
+
     def scores(self, task: str, name: str, compute) -> Sample:
-        "The `Sample` cached as `scores/<task>/<name>.npz`, or `compute()` it and save it."
-        return cached_sample(self.scores_dir / task / f"{name}.npz", compute)
+        "The `Sample` cached at `path(task, name)`, or `compute()` it and save it."
+        return cached_sample(self.path(task, name), compute)
 
     @staticmethod
     def name(method: str, K: int, s: int, budget_steps: int | None = None) -> str:
@@ -323,3 +327,9 @@ def budget_table(claim: str, task: str, rule: Rule, stat, runs_at, budgets, defa
     "`claim_row`s of `rule` on `stat` of `runs_at(b)` (one {name: Sample} per seed) at the default phase (b None, `default_steps` steps) and each of `budgets`."
     return [claim_row(claim, task, rule, evidence(runs_at(b), stat, seed=seed), budget=b or default_steps,
                       phase="budget" if b else "default", **extra) for b in [None, *budgets]]
+
+def seed_band(samples: list[Sample], seed: int = 0) -> dict:
+    "A figure's band for one system: its metric averaged over the seeds of `samples` (one `Sample` each) and the 95% interval of `evidence` (examples and seeds)."
+    ev = evidence([{"x": s} for s in samples], lambda m: m["x"], seed=seed)
+    return dict(mean=round(ev.point, 3), lo=round(ev.lo, 3), hi=round(ev.hi, 3), seeds=ev.n_seeds)
+

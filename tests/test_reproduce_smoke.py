@@ -150,6 +150,11 @@ def test_dsp2021_smoke_keeps_exactly_k(tmp_path, monkeypatch, smoke_cache):
         assert c["lo"] <= c["point"] <= c["hi"] and c["seeds"] == 2 and "supported if" in c["rule"]
         assert ("(joint DSP - pipelined DSP)" if "beats" in c["claim"] else "(joint DSP - max(pipelined DSP, Michel))") in c["rule"]
         assert c["published_claim"] in {p["claim"] for p in read_csv(reproduce_dir() / "published" / "li2021_claims.csv")}
+    band = read_csv(out / "figure2_band.csv")                  # figure 2's bars: every method at every K, over both seeds
+    assert {(b["task"], b["method"], b["K"]) for b in band} == {(r["task"], r["method"], r["K"]) for r in rows}
+    assert all(b["lo"] <= b["mean"] <= b["hi"] and b["seeds"] == 2 for b in band)
+    main = {(r["task"], r["method"], r["K"]): r["metric"] for r in rows}
+    assert any(abs(b["mean"] - main[b["task"], b["method"], b["K"]]) > 1e-6 for b in band)   # a mean over seeds, not the curve
     assert (out / "scores/synthetic_mt/joint_dsp-K3-seed1-steps12.npz").exists()     # per-example scores kept for resuming
     trained_at_budgets = {p.name.split("-K")[0] for p in out.glob("scores/*/*-steps*.npz")}
     assert trained_at_budgets == {"pipelined_dsp", "joint_dsp"}                          # Voita, STE: not at budgets; Michel: reused
@@ -193,6 +198,10 @@ def test_pass2023_smoke_equal_k_speed_and_almost_sure(tmp_path, monkeypatch, smo
     assert {p.name.split("-steps")[0] for p in out.glob("scores/*/*-steps*.npz")} == {f"{m}-K2-seed{s}" for m in ("pass", "dsp", "lag")
                                                                                      for s in (0, 1)}
     assert not list(out.glob("scores/synthetic_mt/*-steps*.npz"))                    # only the tasks of budget_tasks
+    band = read_csv(out / "figure6_band.csv")                  # figure 6's bars: the claim's methods at its K, over both seeds
+    assert {(b["task"], b["method"], b["K"]) for b in band} == {(t, m, 2) for t in ("synthetic_cls", "synthetic_mt")
+                                                                for m in ("pass", "dsp", "lag", "voita")}
+    assert all(b["lo"] <= b["mean"] <= b["hi"] and b["seeds"] == 2 for b in band)
     again = run_experiment("pass2023", "smoke", out_dir=tmp_path, progress=False)   # resuming redoes nothing
     assert read_csv(again / "table1.csv") == rows
     assert [c for c in read_csv(again / "claims.csv") if c.get("lo") not in (None, "")] == best   # scores cached: same intervals
