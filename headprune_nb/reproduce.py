@@ -52,7 +52,7 @@ EXPERIMENTS = {e.name: e for e in [
                "Michel et al. 2019 Figure 3 (metric vs share of heads pruned by I_h and by one-head ablation), "
                "Figure 4 (per attention kind, Enc-Dec), Figure 5 (importance across training epochs), Figure 6 (SST-2)",
                ("michel2019_claims.csv",),
-               {"smoke": "about 31 s (30.8 s measured cold, 2 idle cores: its smoke baselines trained first)", "cpu": "about 50 min on 2 cores (needs the cpu baselines; the Multi30k part alone measured 1,361 s, figures 3-5 and claims, on a machine partly busy with tests)",
+               {"smoke": "about 31 s (30.8 s measured cold, 2 idle cores: its smoke baselines trained first)", "cpu": "about 50 min on 2 cores for the main seed (needs the cpu baselines; measured on a machine partly busy with tests: the Multi30k part 1,361 s, figures 3-5 and claims; the MNLI-proxy part 1,328 s), plus, for the claims, the cpu baselines of seeds 1 and 2 and their masks (a few minutes per task and seed once the baselines are cached)",
                 "full": "about 1 h on one GPU"}, "Michel 2019 Figures 3, 4, 5, 6"),
     Experiment("michel2019_ablation", "michel2019_ablation.ipynb",
                "Masking one head, or all but one head of a layer",
@@ -60,7 +60,7 @@ EXPERIMENTS = {e.name: e for e in [
                "Tables 5, 6 (best single head chosen on a separate set)",
                ("michel2019_table1.csv", "michel2019_table2.csv", "michel2019_table3.csv", "michel2019_table5.csv",
                 "michel2019_table6.csv"),
-               {"smoke": "about 31 s (30.5 s measured cold, 2 idle cores)", "cpu": "about 40 min on 2 cores (needs the cpu baselines)",
+               {"smoke": "about 31 s (30.5 s measured cold, 2 idle cores)", "cpu": "about 40 min on 2 cores for the main seed (needs the cpu baselines; the Multi30k part measured 2,047 s on a partly busy machine), plus, for the claims, the cpu baselines of seeds 1 and 2 and, per seed, every head masked and every layer reduced to one head on the test and selection sets (about 45 min per seed on Multi30k, a few minutes on SST-2)",
                 "full": "about 1 h on one GPU"}, "Michel 2019 Tables 1, 2, 3, 5, 6"),
     Experiment("voita_lambda", "voita_lambda.ipynb",
                "Heads kept versus the L0 penalty's lambda",

@@ -73,7 +73,12 @@ def test_michel2019_pruning_smoke_curves(tmp_path, monkeypatch, smoke_cache):
     three_way = [c for c in claims if c.get("lo") not in (None, "")]       # every claim: an interval over examples
     assert len(three_way) == len(claims), claims
     assert all(c["verdict"] in ("supported", "contradicted", "inconclusive") and c["lo"] <= c["point"] <= c["hi"]
-               and "supported if" in c["rule"] and c["seeds"] == 1 for c in three_way)
+               and "supported if" in c["rule"] and c["seeds"] == 2 and "2 baseline seeds" in c["budget"] for c in three_way)
+    seed1 = read_csv(out / "scores" / "synthetic_mt" / "masks-seed1.csv")      # seed 1's baseline, pruned the same ways
+    assert {m["what"] for m in seed1} == {"importance", "kind:enc_self", "kind:cross", "kind:dec_self", "epoch:2", "epoch:14"}
+    assert all(str(m["kept"]).count("1") == 24 - m["removed"] for m in seed1 if m["what"] in ("importance", "epoch:14"))
+    main = [m["kept"] for m in read_csv(out / "figure3_masks.csv") if m["task"] == "synthetic_mt" and m["order"] == "importance"]
+    assert [m["kept"] for m in seed1 if m["what"] == "importance"] != main         # another model: other heads go
     scores = out / "scores" / "synthetic_mt"                                   # per-example scores kept for resuming,
     assert len(list(scores.glob("epoch14-removed40-*-seed0.npz"))) == 1          # named by a digest of the mask too
     assert len(list(scores.glob("unpruned-*-seed0.npz"))) == 1                   # (figure 5's snapshots, scored per sentence)
@@ -95,10 +100,15 @@ def test_michel2019_ablation_smoke_tables(tmp_path, monkeypatch, smoke_cache):
     assert sorted((c["task"], c["claim"][:9]) for c in claims) == sorted((t, c) for t in ("synthetic_cls", "synthetic_mt")
                                                                          for c in ("At test t", "For most "))
     assert all(c["verdict"] in ("supported", "contradicted", "inconclusive") and c["lo"] <= c["point"] <= c["hi"]
-               and "supported if" in c["rule"] and c["seeds"] == 1 for c in claims)
-    one = {r["task"]: r for r in claims if r["claim"].startswith("For most")}["synthetic_mt"]   # the point is the table's own delta
+               and "supported if" in c["rule"] and c["seeds"] == 2 and "2 baseline seeds" in c["budget"] for c in claims)
+    chosen = read_csv(out / "scores" / "synthetic_mt" / "chosen-seed1.csv")     # seed 1's heads, chosen on its own scores
+    assert len(chosen) == 6 and all(1 <= r["head"] <= 4 for r in chosen)
+    assert len(list((out / "scores" / "synthetic_mt").glob("mask-head*-seed1.npz"))) == 24
+    out = run_experiment("michel2019_ablation", "smoke", out_dir=tmp_path, progress=False, params=dict(seeds=[0]))   # cached
+    one = {r["task"]: r for r in read_csv(out / "claims.csv") if r["claim"].startswith("For most")}["synthetic_mt"]
     deltas = sorted((r["delta_chosen_on_separate_set"] for r in best if r["task"] == "synthetic_mt"), reverse=True)
-    assert abs(one["point"] - deltas[len(deltas) // 2]) < 1e-3
+    assert abs(one["point"] - deltas[len(deltas) // 2]) < 1e-3 and one["seeds"] == 1   # one seed: the table's own delta,
+    assert one["verdict"] == "inconclusive"                                            # and no verdict from one baseline
 
 def test_voita_lambda_smoke_sweep_resumes(tmp_path, monkeypatch, smoke_cache):
     monkeypatch.setenv("HEADPRUNE_CACHE", str(smoke_cache))
