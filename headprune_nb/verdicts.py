@@ -12,8 +12,8 @@ import numpy as np
 import torch
 
 # %% auto #0
-__all__ = ['LEVEL', 'N_BOOT', 'NOTICEABLE', 'CLOSE', 'ALMOST_EVERY', 'MIN_SEEDS', 'VERDICTS', 'OLD_STYLE', 'SEEDS', 'BUDGETS',
-           'ngram_stats', 'bleu_from_stats', 'Sample', 'correct_per_example', 'bleu_sample', 'task_scorer',
+__all__ = ['LEVEL', 'N_BOOT', 'NOTICEABLE', 'CLOSE', 'ALMOST_EVERY', 'MIN_SEEDS', 'VERDICTS', 'OLD_STYLE', 'ONE_SEED', 'SEEDS',
+           'BUDGETS', 'ngram_stats', 'bleu_from_stats', 'Sample', 'correct_per_example', 'bleu_sample', 'task_scorer',
            'score_masked', 'save_sample', 'load_sample', 'cached_sample', 't_quantile', 'resample_weights', 'ordinal',
            'nth_best', 'Evidence', 'evidence', 'Rule', 'decide', 'claim_row', 'seed_vote', 'vote_row', 'verdict_kind',
            'verdict_counts', 'phase_limit', 'phase_plan', 'SeedRuns', 'budget_table', 'seed_band']
@@ -245,12 +245,15 @@ def vote_row(claim: str, task: str, what: str, holds, ours: str, min_seeds: int 
 
 
 # %% ../nbs/93_verdicts.ipynb #19359ab2
-OLD_STYLE = " (old style: single seed, no interval)"
+OLD_STYLE, ONE_SEED = " (old style: single seed, no interval)", " (old style: one training seed)"
 
 def verdict_kind(row: dict) -> str:
-    "A claims.csv row's verdict as shown: three-way verdicts unchanged, two-way ones (no interval) marked old style."
+    "A claims.csv row's verdict as shown: three-way verdicts unchanged; two-way ones (no interval), and decisive ones from fewer than `MIN_SEEDS` training seeds, marked old style."
     v = str(row.get("verdict", "") or "")
-    if v.endswith(OLD_STYLE): return v
+    if v.endswith((OLD_STYLE, ONE_SEED)): return v
+    if v in VERDICTS and row.get("lo") not in (None, "") and v != "inconclusive" and str(row.get("seeds", "")).isdigit() \
+            and int(row["seeds"]) < MIN_SEEDS:
+        return v + ONE_SEED                                                   # decided with min_seeds=1: an older rule
     if v in VERDICTS and (row.get("lo") not in (None, "") or row.get("seeds_holding") not in (None, "")):
         return v                                                             # three-way: an interval, or one vote per seed
     if v in ("supported", "not supported"): return v + OLD_STYLE
@@ -261,7 +264,7 @@ def verdict_counts(rows: list[dict], shown: bool = False) -> dict:
     c = dict.fromkeys(VERDICTS + ("old style", "other"), 0)
     for r in rows:
         v = str(r.get("verdict", "")) if shown else verdict_kind(r)
-        key = v if v in VERDICTS else "old style" if v.endswith(OLD_STYLE) else "other"          # not run, not checked, ...
+        key = v if v in VERDICTS else "old style" if v.endswith((OLD_STYLE, ONE_SEED)) else "other"   # not run, not checked, ...
         c[key] += 1
     return c
 
