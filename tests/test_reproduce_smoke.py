@@ -233,11 +233,17 @@ def test_behnke2020_smoke_rounds_tables_and_resume(tmp_path, monkeypatch):
     three_way = [c for c in claims if c.get("lo") not in (None, "")]        # the two BLEU comparisons: interval over sentences
     assert {c["claim"] for c in three_way} == {"Quality holds until about 50-70% of the heads are removed",
                                                "The lottery ticket beats the same architecture re-initialised"}
-    assert all(c["lo"] <= c["point"] <= c["hi"] and "supported if" in c["rule"] and c["seeds"] == 1
-               and c["verdict"] == "inconclusive" for c in three_way)          # one seed: never decisive
-    votes = [c for c in claims if c not in three_way]                      # counts of heads, a timing: one seed's vote
-    assert all(c["verdict"] == "inconclusive" and "no interval" in c["rule"] and c["seeds_holding"] in ("0/1", "1/1")
-               and "would be" in c["why"] for c in votes), votes
+    from headprune_nb.verdicts import VERDICTS, verdict_kind
+    assert all(c["lo"] <= c["point"] <= c["hi"] and "supported if" in c["rule"] and c["seeds"] == 2 and "2 seeds" in c["budget"]
+               and c["verdict"] in VERDICTS for c in three_way)              # the smoke profile's two seeds
+    seed1 = read_csv(out / "seed1" / "claims.csv")                         # seed 1: the whole lottery again, its own folder
+    assert len(seed1) == 6 and read_csv(out / "seed1" / "rounds.csv") != rounds     # other weights, other heads removed
+    assert len(list((out / "seed1" / "scores").glob("converged_r03-seed1-*.npz"))) == 1
+    votes = [c for c in claims if c not in three_way]                      # counts of heads, a timing: one vote per seed
+    assert all(verdict_kind(c) == c["verdict"] and "no interval" in c["rule"] and c["seeds_holding"] in ("0/2", "1/2", "2/2")
+               and (c["verdict"] == "inconclusive") == (c["seeds_holding"] == "1/2") and "seed 1:" in c["ours"] for c in votes), votes
+    one = run_experiment("behnke2020", "smoke", out_dir=tmp_path / "one", progress=False, params=dict(seeds=[0]))
+    assert all(c["verdict"] == "inconclusive" for c in read_csv(one / "claims.csv") if c["verdict"] != "not checked")   # one seed
     again = run_experiment("behnke2020", "smoke", out_dir=tmp_path / "b", progress=False)   # everything from the cache
     assert read_csv(again / "rounds.csv") == rounds
     assert read_csv(again / "table3.csv") == read_csv(out / "table3.csv")
