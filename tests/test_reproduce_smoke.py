@@ -75,6 +75,8 @@ def test_michel2019_pruning_smoke_curves(tmp_path, monkeypatch, smoke_cache):
     assert all(c["verdict"] in ("supported", "contradicted", "inconclusive") and c["lo"] <= c["point"] <= c["hi"]
                and "supported if" in c["rule"] and c["seeds"] == 2 and "2 baseline seeds" in c["budget"] for c in three_way)
     seed1 = read_csv(out / "scores" / "synthetic_mt" / "masks-seed1.csv")      # seed 1's baseline, pruned the same ways
+    side = json.loads((out / "scores" / "synthetic_mt" / "masks-seed1.json").read_text())   # with its provenance beside it
+    assert side["seed"] == 1 and side["profile"] == "smoke" and side["command"] and side["machine"] and side["params"]["baseline_weights"]
     assert {m["what"] for m in seed1} == {"importance", "kind:enc_self", "kind:cross", "kind:dec_self", "epoch:2", "epoch:14"}
     assert all(str(m["kept"]).count("1") == 24 - m["removed"] for m in seed1 if m["what"] in ("importance", "epoch:14"))
     main = [m["kept"] for m in read_csv(out / "figure3_masks.csv") if m["task"] == "synthetic_mt" and m["order"] == "importance"]
@@ -103,6 +105,8 @@ def test_michel2019_ablation_smoke_tables(tmp_path, monkeypatch, smoke_cache):
                and "supported if" in c["rule"] and c["seeds"] == 2 and "2 baseline seeds" in c["budget"] for c in claims)
     chosen = read_csv(out / "scores" / "synthetic_mt" / "chosen-seed1.csv")     # seed 1's heads, chosen on its own scores
     assert len(chosen) == 6 and all(1 <= r["head"] <= 4 for r in chosen)
+    side = json.loads((out / "scores" / "synthetic_mt" / "chosen-seed1.json").read_text())
+    assert side["seed"] == 1 and side["command"] and side["machine"] and side["params"]["baseline_weights"]
     assert len(list((out / "scores" / "synthetic_mt").glob("mask-head*-seed1.npz"))) == 24
     out = run_experiment("michel2019_ablation", "smoke", out_dir=tmp_path, progress=False, params=dict(seeds=[0]))   # cached
     one = {r["task"]: r for r in read_csv(out / "claims.csv") if r["claim"].startswith("For most")}["synthetic_mt"]
