@@ -188,6 +188,14 @@ LOCK = ".headprune.lock"
 class FolderBusy(RuntimeError):
     "Another process holds the folder's lock."
 
+def _holder(f, patience=2.0):
+    "Who holds the lock on open file `f`: the pid line a new holder writes just after taking the lock."
+    deadline = time.monotonic() + patience
+    while True:
+        f.seek(0); holder = f.read().strip()
+        if holder or time.monotonic() > deadline: return holder or "another process"
+        time.sleep(0.02)
+
 @contextlib.contextmanager
 def folder_lock(folder, wait: bool = False):
     "Hold an exclusive lock on `folder` (created if needed); busy: raise `FolderBusy` naming the holder, or `wait`."
@@ -196,14 +204,15 @@ def folder_lock(folder, wait: bool = False):
     with open(folder / LOCK, "a+") as f:
         try: fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            f.seek(0); holder = f.read().strip() or "another process"
+            holder = _holder(f)
             if not wait: raise FolderBusy(f"{folder} is in use by {holder}; wait for that run to end, or use another "
                                           "folder (--out)") from None
             print(f"waiting for {folder}: in use by {holder}", file=sys.stderr, flush=True)
             fcntl.flock(f, fcntl.LOCK_EX)
         f.seek(0); f.truncate()
         f.write(f"pid {os.getpid()} ({os.environ.get('HEADPRUNE_COMMAND') or ' '.join(sys.argv)})\n"); f.flush()
-        yield folder
+        try: yield folder
+        finally: f.seek(0); f.truncate(); f.flush()            # a released lock names no one
 
 # %% ../nbs/90_reproduce.ipynb #0446a1c7
 def _cpu_name():
