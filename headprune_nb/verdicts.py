@@ -4,7 +4,7 @@
 
 # %% ../nbs/93_verdicts.ipynb #b7ff7883
 from __future__ import annotations
-import contextlib, math, os, tempfile
+import contextlib, hashlib, json, math, os, sys, tempfile
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,9 +14,9 @@ import torch
 # %% auto #0
 __all__ = ['LEVEL', 'N_BOOT', 'NOTICEABLE', 'CLOSE', 'ALMOST_EVERY', 'MIN_SEEDS', 'VERDICTS', 'OLD_STYLE', 'ONE_SEED', 'SEEDS',
            'BUDGETS', 'ngram_stats', 'bleu_from_stats', 'Sample', 'correct_per_example', 'bleu_sample', 'task_scorer',
-           'score_masked', 'save_sample', 'load_sample', 'cached_sample', 't_quantile', 'resample_weights', 'ordinal',
-           'nth_best', 'Evidence', 'evidence', 'Rule', 'decide', 'claim_row', 'seed_vote', 'vote_row', 'verdict_kind',
-           'verdict_counts', 'phase_limit', 'phase_plan', 'SeedRuns', 'budget_table', 'seed_band']
+           'score_masked', 'save_sample', 'load_sample', 'sample_of', 'cached_sample', 't_quantile', 'resample_weights',
+           'ordinal', 'nth_best', 'Evidence', 'evidence', 'Rule', 'decide', 'claim_row', 'seed_vote', 'vote_row',
+           'verdict_kind', 'verdict_counts', 'phase_limit', 'phase_plan', 'SeedRuns', 'budget_table', 'seed_band']
 
 # %% ../nbs/93_verdicts.ipynb #e4279dbb
 LEVEL = 0.95          # two-sided level of every interval
@@ -111,12 +111,13 @@ def score_masked(model, scorer, keep) -> Sample:
     return masked_value(model, scorer, keep)
 
 # %% ../nbs/93_verdicts.ipynb #e44aa2fc
-def save_sample(path, s: Sample) -> Path:
-    "Write `s` to `path` (.npz, atomically)."
+def save_sample(path, s: Sample, of: str | None = None) -> Path:
+    "Write `s` to `path` (.npz, atomically), with what it is a sample `of` if given."
     path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".npz", dir=path.parent); os.close(fd)
     try:
-        np.savez(tmp, kind=np.array(s.kind), data=np.asarray(s.data)); os.replace(tmp, path)
+        np.savez(tmp, kind=np.array(s.kind), data=np.asarray(s.data), **({} if of is None else {"of": np.array(of)}))
+        os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True); raise
     return path
@@ -125,11 +126,18 @@ def load_sample(path) -> Sample:
     "Read a `Sample` written by `save_sample` (no pickle)."
     with np.load(Path(path), allow_pickle=False) as z: return Sample(str(z["kind"]), z["data"])
 
-def cached_sample(path, compute) -> Sample:
-    "The `Sample` saved at `path`, or `compute()` it and save it."
+def sample_of(path) -> str | None:
+    "What the sample saved at `path` is a sample of (None: not said)."
+    with np.load(Path(path), allow_pickle=False) as z: return str(z["of"]) if "of" in z.files else None
+
+def cached_sample(path, compute, of: str | None = None) -> Sample:
+    "The `Sample` saved at `path`, or `compute()` it and save it. Given `of`, one saved as a sample of something else is scored anew (one that says nothing is taken as it is)."
     path = Path(path)
-    if path.exists(): return load_sample(path)
-    s = compute(); save_sample(path, s)
+    if path.exists():
+        was = sample_of(path) if of is not None else None
+        if was in (None, of): return load_sample(path)
+        print(f"{path}: scores of another baseline ({was}; now {of}): scoring anew", file=sys.stderr)
+    s = compute(); save_sample(path, s, of)
     return s
 
 # %% ../nbs/93_verdicts.ipynb #594143c4
@@ -288,7 +296,7 @@ class SeedRuns:
     "Per-seed baselines, budget phases and cached per-example scores of one reproduction run (see above)."
     def __init__(self, profile: str, device, main_seed: int, bases: dict, scores_dir):
         self.profile, self.device, self.main_seed, self.bases = profile, device, main_seed, bases
-        self.scores_dir, self._bases = Path(scores_dir), {}
+        self.scores_dir, self._bases, self._scorers = Path(scores_dir), {}, {}
 
     def base(self, task: str, s: int):
         "The trained baseline of `task` for seed `s` (the main seed's from `bases`, others from `recipes.trained`)."
@@ -298,6 +306,29 @@ class SeedRuns:
                 from headprune_nb.recipes import trained
                 self._bases[task, s] = trained(self.profile, task, s, self.device)
         return self._bases[task, s]
+
+    def of(self, task: str, s: int) -> str:
+        "What seed `s`'s scores of `task` are scores of, known without training: a digest of its baseline's recipe and seed (an imported main baseline: its checkpoint's)."
+        origin = getattr(self.bases[task], "origin", None) if s == self.main_seed else None
+        if origin: return f"imported-{origin}"
+        from headprune_nb.recipes import baseline_spec, find_recipe
+        return hashlib.sha1(json.dumps(baseline_spec(find_recipe(self.profile, task), s), sort_keys=True).encode()).hexdigest()[:8]
+
+    def current(self, path, task: str, s: int) -> bool:
+        "Whether the file at `path` exists and was made from seed `s`'s baseline of `task` as it is now (its `.json` provenance's `baseline_of`; a file that names none is taken as it is)."
+        path, side = Path(path), Path(path).with_suffix(".json")
+        if not path.exists(): return False
+        was = json.loads(side.read_text()).get("params", {}).get("baseline_of") if side.exists() else None
+        if was in (None, self.of(task, s)): return True
+        print(f"{path}: made from another baseline ({was}; now {self.of(task, s)}): made anew", file=sys.stderr)
+        return False
+
+    def scorer(self, task: str, s: int, eval_limit: int | None, beam: int | None = None):
+        "Seed `s`'s baseline of `task` as a per-example scorer (`task_scorer`) on the evaluation examples every seed shares: test sentences, or eval examples, drawn with the main seed."
+        if (task, s) not in self._scorers:
+            b = self.base(task, s)
+            self._scorers[task, s] = task_scorer(b, "test" if b.is_translation else "eval", eval_limit, self.main_seed, beam)
+        return self._scorers[task, s]
 
     def phase(self, task: str, budget_steps: int) -> tuple[int | None, int]:
         "(training subset, epochs) of a pruning phase of about `budget_steps` steps on `task` (its joint batch size)."
@@ -309,9 +340,9 @@ class SeedRuns:
         "Where the scores `name` of `task` are cached: `scores/<task>/<name>.npz`."
         return self.scores_dir / task / f"{name}.npz"
 
-    def scores(self, task: str, name: str, compute) -> Sample:
-        "The `Sample` cached at `path(task, name)`, or `compute()` it and save it."
-        return cached_sample(self.path(task, name), compute)
+    def scores(self, task: str, s: int, name: str, compute) -> Sample:
+        "The `Sample` of seed `s`'s baseline cached at `path(task, name)`, or `compute()` it and save it (as scores `of(task, s)`)."
+        return cached_sample(self.path(task, name), compute, of=self.of(task, s))
 
     @staticmethod
     def name(method: str, K: int, s: int, budget_steps: int | None = None) -> str:

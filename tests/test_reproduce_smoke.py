@@ -108,6 +108,9 @@ def test_michel2019_ablation_smoke_tables(tmp_path, monkeypatch, smoke_cache):
     side = json.loads((out / "scores" / "synthetic_mt" / "chosen-seed1.json").read_text())
     assert side["seed"] == 1 and side["command"] and side["machine"] and side["params"]["baseline_weights"]
     assert len(list((out / "scores" / "synthetic_mt").glob("mask-head*-seed1.npz"))) == 24
+    from headprune_nb.verdicts import SeedRuns, sample_of                  # scores and kept choices name their baseline
+    of1 = SeedRuns("smoke", "cpu", 0, {}, out).of("synthetic_mt", 1)
+    assert side["params"]["baseline_of"] == of1 and sample_of(out / "scores" / "synthetic_mt" / "mask-head0-seed1.npz") == of1
     out = run_experiment("michel2019_ablation", "smoke", out_dir=tmp_path, progress=False, params=dict(seeds=[0]))   # cached
     one = {r["task"]: r for r in read_csv(out / "claims.csv") if r["claim"].startswith("For most")}["synthetic_mt"]
     deltas = sorted((r["delta_chosen_on_separate_set"] for r in best if r["task"] == "synthetic_mt"), reverse=True)
