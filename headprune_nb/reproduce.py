@@ -348,17 +348,22 @@ def notebook_params(name: str) -> dict[str, dict]:
     import papermill as pm
     return pm.inspect_notebook(str(reproduce_dir() / get_experiment(name).notebook))
 
+def _default(spec: dict):
+    "A parameter's default (papermill gives its source text): the literal's value, or the text itself when it is not a literal."
+    import ast
+    text = spec.get("default") or "None"
+    try: return ast.literal_eval(text)
+    except (ValueError, SyntaxError): return text
+
 def _declared(spec: dict) -> tuple | None:
     "Python types a parameter accepts: from its annotation, else from its default; None when anything goes."
-    import ast
     ann = spec.get("inferred_type_name") or "None"
     if ann != "None":
         parts = [t.strip().split("[")[0] for t in ann.split("|")]
         if all(p in _TYPES for p in parts): return sum((_TYPES[p] for p in parts), ())
         return None
-    try: default = ast.literal_eval(spec.get("default") or "None")
-    except (ValueError, SyntaxError): return None
-    if default is None: return None
+    default = _default(spec)
+    if default is None or default == spec.get("default"): return None      # no default, or an expression: not a literal
     return _TYPES.get(type(default).__name__, (type(default),))
 
 def check_params(name: str, params: dict) -> None:
@@ -423,11 +428,7 @@ def params_clash(out, name: str, profile: str, params: dict) -> str | None:
     except ValueError: prev = None
     if prev is None: return None
     if prev.get("profile", profile) != profile: return f"profile: {prev['profile']!r} -> {profile!r}"
-    import ast
-    def value(text):
-        try: return ast.literal_eval(text)
-        except (ValueError, SyntaxError): return text
-    defaults = {k: value(s.get("default") or "None") for k, s in notebook_params(name).items() if k not in RESERVED}
+    defaults = {k: _default(s) for k, s in notebook_params(name).items() if k not in RESERVED}
     plain = lambda d: json.loads(json.dumps({**defaults, **d}, default=str))       # tuples as lists, as JSON reads them back
     have, want = plain(prev.get("params") or {}), plain(params)
     diff = [f"{k}: {have.get(k)!r} -> {want.get(k)!r}" for k in sorted(set(have) | set(want))
