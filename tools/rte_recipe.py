@@ -46,8 +46,8 @@ def main(argv=None):
     write_json(a.out / "provenance.json", prov)
     rows = {(r["variant"], int(r["seed"])): r for r in read_csv(a.out / "runs.csv")} if (a.out / "runs.csv").exists() else {}
 
-    def score(model, tok, seed):
-        eval_b = R._cls_batches(tok, R.cls_data(base, seed)["eval"], 128, base.max_len, False)(0)   # length-sorted: the same order for every model
+    def score(model, tok, examples):
+        eval_b = R._cls_batches(tok, examples, 128, base.max_len, False)(0)   # length-sorted: the same order for every model
         return Sample("accuracy", correct_per_example(model, eval_b))
 
     def run(variant, seed):
@@ -55,7 +55,7 @@ def main(argv=None):
         t0 = time.time()
         if variant == "registry":
             t = R.trained("cpu", "rte", seed, a.device)
-            return score(t.model, t.tokenizer, seed), time.time() - t0
+            return score(t.model, t.tokenizer, t.data["eval"]), time.time() - t0
         c = CANDIDATES[variant]
         r = dataclasses.replace(base, lr=c["lr"], epochs=c["epochs"])
         data = R.cls_data(r, seed)
@@ -65,7 +65,7 @@ def main(argv=None):
         t1 = time.time()
         train(model, batches, R.train_config(r, len(batches(0)), seed, a.device),
               out_dir=R.cache_dir() / "runs" / "cpu" / "rte-recipe" / f"{variant}-seed{seed}", resume=True)
-        return score(model, tok, seed), time.time() - t1
+        return score(model, tok, data["eval"]), time.time() - t1
 
     samples = {}
     for seed in a.seeds:
