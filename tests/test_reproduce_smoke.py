@@ -202,6 +202,15 @@ def test_pass2023_smoke_equal_k_speed_and_almost_sure(tmp_path, monkeypatch, smo
     best = [c for c in claims if c.get("lo") not in (None, "")]       # "best accuracy": three-way, with interval, 2 seeds
     assert {c["task"] for c in best} == {"synthetic_cls", "synthetic_mt"}
     assert all(c["verdict"] in ("supported", "contradicted", "inconclusive") and c["seeds"] == 2 for c in best)
+    votes = [c for c in claims if c.get("lo") in (None, "")]         # speed-up and gate states: one vote per seed at K=2
+    assert sorted((c["task"], c["claim"][:8]) for c in votes) == sorted((t, k) for t in ("synthetic_cls", "synthetic_mt")
+                                                                        for k in ("PASSCONC", "PASS end"))
+    assert all(c["seeds"] == 2 and "per-seed check" in c["rule"] and "seed 1:" in c["ours"] and c["budget"] for c in votes)
+    for task in ("synthetic_cls", "synthetic_mt"):                   # seed 1's runs at K=2 kept, with gate states, and timed
+        kept = read_csv(out / "scores" / task / "runs-seed1.csv")
+        assert {(r["method"], r["K"], r["steps"]) for r in kept} >= {(m, 2, "default") for m in methods}
+        assert all(str(r["kept"]).count("1") == 2 for r in kept if r["steps"] == "default")
+        assert {r["method"] for r in read_csv(out / "scores" / task / "speed-seed1.csv")} == methods
     # the budget table: its budget form (PASS, DSP and LAG at K=2, the smoke K of the claim) on budget_tasks, at the default
     # phase (the main table's steps) and at 4 and 12 steps
     budget_rows = read_csv(out / "budgets.csv")
@@ -217,7 +226,7 @@ def test_pass2023_smoke_equal_k_speed_and_almost_sure(tmp_path, monkeypatch, smo
     assert not list(out.glob("scores/synthetic_mt/*-steps*.npz"))                    # only the tasks of budget_tasks
     band = read_csv(out / "figure6_band.csv")                  # figure 6's bars: the claim's methods at its K, over both seeds
     assert {(b["task"], b["method"], b["K"]) for b in band} == {(t, m, 2) for t in ("synthetic_cls", "synthetic_mt")
-                                                                for m in ("pass", "dsp", "lag", "voita")}
+                                                                for m in ("pass", "passconc", "dsp", "lag", "voita")}
     assert all(b["lo"] <= b["mean"] <= b["hi"] and b["seeds"] == 2 for b in band)
     again = run_experiment("pass2023", "smoke", out_dir=tmp_path, progress=False)   # resuming redoes nothing
     assert read_csv(again / "table1.csv") == rows
