@@ -57,6 +57,7 @@ def claim_rows(found, profiles=None) -> list[dict]:
             for c in ours:
                 rows.append(dict(experiment=name, profile=profile, claim=c["claim"], task=c.get("task", ""),
                                  ours=c.get("ours", ""), verdict=verdict_kind(c), **claim_evidence(c),
+                                 paper=str(c.get("paper") or c.get("paper_value") or ""),
                                  **{k: c.get(k, "") for k in ("point", "lo", "hi")}))
             if not ours:
                 for claim in published_claims(name):
@@ -101,9 +102,10 @@ def three_way_claims(committed: list[dict], yours: list[dict]) -> list[dict]:
         base = c if c in committed else None
         y = mine.get(k)
         rows.append(dict(experiment=c["experiment"], profile=c["profile"], claim=c["claim"], task=c["task"],
-                         published=pub.get((c["experiment"], c["claim"]), ""),
+                         published=pub.get((c["experiment"], c["claim"])) or c.get("paper", ""),   # else the row's own quote
                          ours=base["ours"] if base else "", interval=(base or {}).get("interval", ""),
                          rule=(base or y or {}).get("rule", ""), budget=(base or y or {}).get("budget", ""),
+                         why=(base or {}).get("why", ""),
                          verdict=base["verdict"] if base else "no committed run",
                          yours=y["ours"] if y else "", your_interval=(y or {}).get("interval", ""),
                          your_verdict=y["verdict"] if y else "not run",
@@ -135,11 +137,11 @@ def paper_of(experiment: str) -> str:
     return PAPERS.get(experiment.split("_")[0], experiment)
 
 def claim_evidence(c: dict) -> dict:
-    "The interval, rule, seeds and budget of a claims.csv row ('' where an old-style row has none)."
+    "The interval, rule, budget and the verdict's reason (`why`) of a claims.csv row ('' where an old-style row has none)."
     has = c.get("lo") not in (None, "")
     interval = f"{c['point']:+.2f} [{c['lo']:+.2f}, {c['hi']:+.2f}] ({c.get('level', 0.95):.0%}, {c.get('seeds')} seeds)" if has else ""
     if not has and c.get("seeds_holding") not in (None, ""): interval = f"holds in {c['seeds_holding']} seeds"   # verdicts.vote_row
-    return dict(interval=interval, rule=c.get("rule", "") or "", budget=c.get("budget", "") or "")
+    return dict(interval=interval, rule=c.get("rule", "") or "", budget=c.get("budget", "") or "", why=c.get("why", "") or "")
 
 def claim_counts(claims: list[dict]) -> list[dict]:
     "Per paper and profile: how many rows of `claim_rows` are supported / contradicted / inconclusive / old style / other (not run, not checked)."
@@ -190,12 +192,19 @@ def to_html(blocks: list[tuple], title: str) -> str:
             f"<style>{STYLE}</style></head><body>{''.join(out)}</body></html>\n")
 
 # %% ../nbs/92_report.ipynb #b19b6bda
-def _provenance_line(d: Path) -> str:
-    p = json.loads((d / "provenance.json").read_text())
-    m = p.get("machine", {})
-    return (f"`{p.get('command', '?')}` · profile {p.get('profile')} · seed {p.get('seed')} · headprune-nb "
+def _provenance_line(d: Path, file: str = "provenance.json") -> str:
+    p = json.loads((d / file).read_text())
+    m, seeds = p.get("machine", {}), (p.get("params") or {}).get("seeds")
+    return (f"`{p.get('command', '?')}` · profile {p.get('profile')} · seed {p.get('seed')}"
+            + (f" · training seeds {seeds}" if seeds else "") + f" · headprune-nb "
             f"{p.get('headprune_nb')} · commit {str(p.get('git_commit'))[:10]} · {m.get('cpu', '?')} x{m.get('cpu_count', '?')}, "
             f"torch {m.get('torch', '?')} · finished {p.get('finished_utc')}")
+
+def _provenance_lines(d: Path) -> list[str]:
+    "One provenance line per run that made the folder: each part's (`complete.json`'s `runs`, the file each names), else the folder's one run."
+    parts = [r["file"] for r in (finished(d) or {}).get("runs", []) if r.get("file") and (d / r["file"]).exists()]
+    return [(f"{f.removesuffix('_provenance.json')} part: " if f != "provenance.json" else "") + _provenance_line(d, f)
+            for f in dict.fromkeys(p for p in parts if p != "provenance.json" or len(parts) == 1)] or [_provenance_line(d)]
 
 def _table_blocks(d_c: Path | None, d_y: Path | None) -> list[tuple]:
     "Each `*vs_published*.csv` of the committed run and of yours: side by side where the rows line up."
@@ -211,7 +220,7 @@ def _table_blocks(d_c: Path | None, d_y: Path | None) -> list[tuple]:
     return blocks
 
 CLAIM_COLS = {"claim": "claim", "task": "task", "published": "published", "ours": "committed", "interval": "committed interval",
-              "rule": "rule", "budget": "budget", "verdict": "committed verdict", "yours": "yours", "your_interval": "your interval",
+              "rule": "rule", "budget": "budget", "verdict": "committed verdict", "why": "why", "yours": "yours", "your_interval": "your interval",
               "your_verdict": "your verdict", "inside_committed_band": "inside committed band"}
 
 def _claim_table(claims: list[dict], lead=("experiment", "profile")) -> list[dict]:
@@ -240,7 +249,7 @@ def report_blocks(found, claims: list[dict], yours=()) -> list[tuple]:
             d_c, d_y = ran.get((name, profile)), mine.get((name, profile))
             blocks.append(("h", 3, f"profile {profile}"))
             for label, d in (("committed", d_c), ("yours", d_y)):
-                blocks.append(("p", f"{label}: " + (_provenance_line(d) if d is not None else "no finished run")))
+                blocks += [("p", f"{label}: {line}") for line in (_provenance_lines(d) if d is not None else ["no finished run"])]
             blocks += _table_blocks(d_c, d_y)
             for label, d in (("committed", d_c), ("yours", d_y)):
                 for f in sorted(d.glob("*.png")) if d is not None else []:
@@ -254,8 +263,8 @@ def report_blocks(found, claims: list[dict], yours=()) -> list[tuple]:
                     blocks += [("p", f"Budget sensitivity ({label}; the verdict at each phase length, in steps; phase default: the "
                                      "main table's runs, decided by the same statistic as the budget rows):"),
                                ("table", [dict(claim=c["claim"], task=c.get("task", ""), budget=c.get("budget", ""),
-                                               interval=claim_evidence(c)["interval"], verdict=verdict_kind(c),
-                                               phase=c.get("phase", ""))
+                                               interval=claim_evidence(c)["interval"], rule=c.get("rule", ""),
+                                               verdict=verdict_kind(c), phase=c.get("phase", ""))
                                           for c in read_csv(d / "budgets.csv")])]
     return blocks
 

@@ -215,7 +215,7 @@ class Rule:
         "The rule in words, written beside the claim."
         side, other = ("above", "at or below") if self.op == ">" else ("below", "at or above")
         return (f"claim: {self.what} {self.op} {self.threshold:g}; supported if the interval lies {side} {self.threshold:g}, "
-                f"contradicted if it lies {other} it, inconclusive otherwise")
+                f"contradicted if it lies {other} it, inconclusive otherwise or with fewer than {MIN_SEEDS} training seeds")
 
 def decide(rule: Rule, ev: Evidence, min_seeds: int = MIN_SEEDS) -> tuple[str, str]:
     "(verdict, reason): `rule` applied to the interval of `ev`."

@@ -4,7 +4,9 @@ Markdown cells are copied as they are; code cells not marked `#| hide` become ``
 A markdown line `<!-- table: PATH -->` is followed by PATH (a CSV of results, relative to the
 repository root, read as staged in git, so the README shows what a commit will hold) rendered as a
 Markdown table, so the README shows numbers straight from a run;
-`<!-- table: PATH cols=a,b,c -->` shows only those columns. Numbers with a fraction show 2 decimals.
+`<!-- table: PATH cols=a,b,c -->` shows only those columns (those the file has). Numbers with a fraction show 2 decimals.
+A run's claims (a `verdict` column under reproduce/results/) show verdicts as the report does (`verdicts.verdict_kind`:
+two-way and one-seed verdicts marked old style).
 `--check` fails if README.md differs from what the notebook gives.
 """
 import csv, io, json, re, subprocess, sys
@@ -27,8 +29,12 @@ def csv_table(rel: str, cols: str | None = None) -> str:
     text = committed_text(rel)
     if text is None: return f"*(no results yet: {rel})*"
     rows = list(csv.reader(io.StringIO(text)))
-    if cols:
-        idx = [rows[0].index(c) for c in cols.split(",")]
+    if "verdict" in rows[0] and rel.startswith("reproduce/results/"):   # a run's claims: verdicts as the report shows them
+        from headprune_nb.verdicts import verdict_kind
+        i = rows[0].index("verdict")
+        rows = [rows[0]] + [r[:i] + [verdict_kind(dict(zip(rows[0], r)))] + r[i + 1:] for r in rows[1:]]
+    if cols:                                                            # the columns asked for that the file has
+        idx = [rows[0].index(c) for c in cols.split(",") if c in rows[0]]
         rows = [[r[i] for i in idx] for r in rows]
     return "\n".join(["| " + " | ".join(rows[0]) + " |", "|" + "---|" * len(rows[0])] +
                      ["| " + " | ".join(map(cell, r)) + " |" for r in rows[1:]])
