@@ -57,7 +57,7 @@ def claim_rows(found, profiles=None) -> list[dict]:
             for c in ours:
                 rows.append(dict(experiment=name, profile=profile, claim=c["claim"], task=c.get("task", ""),
                                  ours=c.get("ours", ""), verdict=verdict_kind(c), **claim_evidence(c),
-                                 paper=str(c.get("paper") or c.get("paper_value") or ""),
+                                 paper=str(c.get("paper") or c.get("paper_value") or ""), of_paper=c.get("of_paper") or "",
                                  **{k: c.get(k, "") for k in ("point", "lo", "hi")}))
             if not ours:
                 for claim in published_claims(name):
@@ -101,7 +101,7 @@ def three_way_claims(committed: list[dict], yours: list[dict]) -> list[dict]:
         seen.add(k)
         base = c if c in committed else None
         y = mine.get(k)
-        rows.append(dict(experiment=c["experiment"], profile=c["profile"], claim=c["claim"], task=c["task"],
+        rows.append(dict(experiment=c["experiment"], profile=c["profile"], claim=c["claim"], task=c["task"], of_paper=c.get("of_paper", ""),
                          published=pub.get((c["experiment"], c["claim"])) or c.get("paper", ""),   # else the row's own quote
                          ours=base["ours"] if base else "", interval=(base or {}).get("interval", ""),
                          rule=(base or y or {}).get("rule", ""), budget=(base or y or {}).get("budget", ""),
@@ -132,21 +132,23 @@ def side_by_side(committed: list[dict] | None, yours: list[dict] | None) -> list
 PAPERS = {"michel2019": "Michel et al. 2019", "voita": "Voita et al. 2019", "dsp2021": "Li et al. 2021 (DSP)",
           "pass2023": "PASS 2023", "behnke2020": "Behnke & Heafield 2020", "baselines": "baselines"}
 
-def paper_of(experiment: str) -> str:
-    "The paper an experiment reproduces (by its name's first part)."
-    return PAPERS.get(experiment.split("_")[0], experiment)
+def paper_of(experiment: str, of_paper: str = "") -> str:
+    "The paper an experiment reproduces (by its name's first part), or the one a claim row names (`of_paper`: a key of `PAPERS`)."
+    return PAPERS.get(of_paper or experiment.split("_")[0], experiment)
 
 def claim_evidence(c: dict) -> dict:
     "The interval, rule, budget and the verdict's reason (`why`) of a claims.csv row ('' where an old-style row has none)."
     has = c.get("lo") not in (None, "")
-    interval = f"{c['point']:+.2f} [{c['lo']:+.2f}, {c['hi']:+.2f}] ({c.get('level', 0.95):.0%}, {c.get('seeds')} seeds)" if has else ""
+    seeds = f", {c['seeds']} seeds" if c.get("seeds") not in (None, "") else ""          # a timing has no training seeds
+    interval = f"{c['point']:+.2f} [{c['lo']:+.2f}, {c['hi']:+.2f}] ({c.get('level', 0.95):.0%}{seeds})" if has else ""
     if not has and c.get("seeds_holding") not in (None, ""): interval = f"holds in {c['seeds_holding']} seeds"   # verdicts.vote_row
     return dict(interval=interval, rule=c.get("rule", "") or "", budget=c.get("budget", "") or "", why=c.get("why", "") or "")
 
 def claim_counts(claims: list[dict]) -> list[dict]:
     "Per paper and profile: how many rows of `claim_rows` are supported / contradicted / inconclusive / old style / other (not run, not checked)."
-    keys = list(dict.fromkeys((paper_of(c["experiment"]), c["profile"]) for c in claims))
-    return [dict(paper=p, profile=prof, **verdict_counts([c for c in claims if (paper_of(c["experiment"]), c["profile"]) == (p, prof)],
+    of = lambda c: (paper_of(c["experiment"], c.get("of_paper", "")), c["profile"])
+    keys = list(dict.fromkeys(map(of, claims)))
+    return [dict(paper=p, profile=prof, **verdict_counts([c for c in claims if of(c) == (p, prof)],
                                                          shown=True))
             for p, prof in keys]
 
