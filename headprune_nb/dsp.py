@@ -14,7 +14,7 @@ from .train import HeadPruner
 from .fidelity import check_variant
 
 # %% auto #0
-__all__ = ['gumbel_noise', 'check_tau', 'soft_topk', 'gumbel_soft_topk', 'anneal', 'DSPPruner', 'mask_str', 'survival',
+__all__ = ['gumbel_noise', 'check_tau', 'soft_topk', 'gumbel_soft_topk', 'anneal', 'DSPPruner', 'mask_str', 'mask_of', 'survival',
            'ste_mask', 'STEPruner']
 
 # %% ../nbs/13_dsp.ipynb #1742dd20
@@ -84,6 +84,9 @@ class DSPPruner(HeadPruner):
     def log_row(self, step: int) -> dict: return dict(tau=self.tau(step), selected=mask_str(self.keep_mask()))
 
 def mask_str(mask) -> str: return "".join("1" if m else "0" for m in mask)
+def mask_of(kept, H: int) -> torch.Tensor:
+    "The boolean mask a `mask_str` string of `H` heads spells (CSV reads '0011' back as the number 11: the leading zeros are put back)."
+    return torch.tensor([c == "1" for c in str(kept).zfill(H)])
 
 def survival(selected: list[str], final: str) -> list[float]:
     "Share of the heads selected at each logged step that are in the final selection (DSP figure 7)."
