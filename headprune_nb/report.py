@@ -240,7 +240,7 @@ def report_blocks(found, claims: list[dict], yours=()) -> list[tuple]:
               ("h", 2, "Claims"),
               ("p", "Verdicts per paper (committed runs): supported or contradicted only when the interval (paired bootstrap "
                     "over the evaluation examples, combined with the spread across seeds) excludes the rule's threshold, "
-                    "inconclusive when it straddles it; old style: a two-way verdict from one seed without an interval, or a decisive one from a single training seed (an older rule)."),
+                    "inconclusive when it straddles it; old style: a two-way verdict from one seed without an interval, or a decisive one from a single training seed (an older rule); other: not run, not checked, or not a test (a property of a method, shown, not decided)."),
               ("table", claim_counts(claims)), ("table", _claim_table(claims))]
     ran, mine = {(n, p): d for n, p, d in found}, {(n, p): d for n, p, d in yours}
     for name, exp in EXPERIMENTS.items():

@@ -325,10 +325,11 @@ class SeedRuns:
 
     def scorer(self, task: str, s: int, eval_limit: int | None, beam: int | None = None):
         "Seed `s`'s baseline of `task` as a per-example scorer (`task_scorer`) on the evaluation examples every seed shares: test sentences, or eval examples, drawn with the main seed."
-        if (task, s) not in self._scorers:
+        key = task, s, eval_limit, beam
+        if key not in self._scorers:
             b = self.base(task, s)
-            self._scorers[task, s] = task_scorer(b, "test" if b.is_translation else "eval", eval_limit, self.main_seed, beam)
-        return self._scorers[task, s]
+            self._scorers[key] = task_scorer(b, "test" if b.is_translation else "eval", eval_limit, self.main_seed, beam)
+        return self._scorers[key]
 
     def phase(self, task: str, budget_steps: int) -> tuple[int | None, int]:
         "(training subset, epochs) of a pruning phase of about `budget_steps` steps on `task` (its joint batch size)."

@@ -88,8 +88,9 @@ def test_michel2019_pruning_smoke_curves(tmp_path, monkeypatch, smoke_cache):
     main = [m["kept"] for m in read_csv(out / "figure3_masks.csv") if m["task"] == "synthetic_mt" and m["order"] == "importance"]
     assert [m["kept"] for m in seed1 if m["what"] == "importance"] != main         # another model: other heads go
     scores = out / "scores" / "synthetic_mt"                                   # per-example scores kept for resuming,
-    assert len(list(scores.glob("epoch14-removed40-*-seed0.npz"))) == 1          # named by a digest of the mask too
-    assert len(list(scores.glob("unpruned-*-seed0.npz"))) == 1                   # (figure 5's snapshots, scored per sentence)
+    assert len(list(scores.glob("epoch14-removed40-*-seed0-n60.npz"))) == 1      # named by a digest of the mask and the examples
+    assert len(list(scores.glob("unpruned-*-seed0-n60.npz"))) == 1               # (one file: the curve's band and the claims
+                                                                                 # score the same 60 sentences in smoke)
     band = {(r["task"], r["order"], r["removed"]): r for r in read_csv(out / "figure3_band.csv")}
     assert len(band) == len(f3)                                                  # every point of figure 3 has its band,
     for r in f3:                                                                 # around the point the curve reports
@@ -237,6 +238,9 @@ def test_pass2023_smoke_equal_k_speed_and_almost_sure(tmp_path, monkeypatch, smo
     again = run_experiment("pass2023", "smoke", out_dir=tmp_path, progress=False)   # resuming redoes nothing
     assert read_csv(again / "table1.csv") == rows
     assert [c for c in read_csv(again / "claims.csv") if c.get("lo") not in (None, "")] == best   # scores cached: same intervals
+    (out / "scores" / "synthetic_cls" / "runs-seed1.csv").unlink()     # scores cached before runs were noted: the runs are
+    again = run_experiment("pass2023", "smoke", out_dir=tmp_path, progress=False)   # reopened (not retrained), the same votes
+    assert [c for c in read_csv(again / "claims.csv") if c.get("lo") in (None, "")] == votes
     assert read_csv(again / "budgets.csv") == budget_rows
 
 def test_behnke2020_smoke_rounds_tables_and_resume(tmp_path, monkeypatch):
