@@ -67,7 +67,7 @@ EXPERIMENTS = {e.name: e for e in [
                "Voita et al. 2019 as re-run by Li et al. 2021 (Figure 3): the number of heads a Hard Concrete / L0 "
                "pruner keeps is hard to aim at a chosen K",
                ("li2021_figure3_voita.csv",),
-               {"smoke": "about 13 s (12.6 s measured cold, 2 idle cores)", "cpu": "about 8 min per training seed (the committed single-seed run: 495 s); the default three seeds about 25 min, plus the cpu SST-2 baseline of seeds 1 and 2 when not cached",
+               {"smoke": "about 13 s (12.6 s measured cold, 2 idle cores)", "cpu": "about 8 min of sweep per training seed (the committed run: 460 and 480 s for seeds 1 and 2 on idle cores, 781 s for seed 0 on a shared machine); the default three seeds about 25 min, plus the cpu SST-2 baselines of seeds 1 and 2 when not cached (the committed run trained them: 5,620 s in all)",
                 "full": "one GPU; GPU hours: the cost line below (3 epochs of MNLI per lambda, 21 lambdas, 3 seeds)"}, "Li 2021 Figure 3 (Voita et al. 2019 re-run)"),
     Experiment("dsp2021", "dsp2021.ipynb",
                "Five ways to keep exactly K heads: Michel, pipelined DSP, Voita, STE, joint DSP",
