@@ -18,7 +18,8 @@ __all__ = ['CLS_RECIPES', 'MT_RECIPES', 'BASELINE', 'ORIGIN', 'cache_dir', 'ClsR
            'MtRecipe', 'train_config', 'translation_data', 'mt_model', 'mt_batches', 'mt_valid_loss', 'run_mt_recipe',
            'Trained', 'find_recipe', 'model_dir', 'run_dir', 'files_sha1', 'weights_digest', 'baseline_spec',
            'baseline_record', 'trained', 'imported_origin', 'task_batches', 'task_metric', 'full_batches_per_epoch',
-           'digest_dir', 'pruner_spec', 'joint_run_dir', 'joint_steps', 'phase_config', 'replay_phase', 'joint_run']
+           'spec_digest', 'digest_dir', 'pruner_spec', 'joint_run_dir', 'joint_steps', 'phase_config', 'replay_phase',
+           'joint_run']
 
 # %% ../nbs/07_recipes.ipynb #5cf6403e
 def cache_dir() -> Path:
@@ -384,10 +385,14 @@ def _dry_iwslt14(root: Path | None) -> dict:
 # %% ../nbs/07_recipes.ipynb #e83700a7
 def _joint_batch_size(base: Trained) -> int: return 128 if base.is_translation else base.recipe.batch_size
 
+def spec_digest(spec: dict) -> str:
+    "8 hex digits of sha1 over `spec` as sorted JSON: names a configuration (a run folder, what a cached score was made from)."
+    import hashlib, json
+    return hashlib.sha1(json.dumps(spec, sort_keys=True, default=str).encode()).hexdigest()[:8]
+
 def digest_dir(parent, name: str, spec: dict) -> Path:
     "`parent/<name>-<digest of spec>`: one folder per configuration, so a changed configuration never resumes an old run."
-    import hashlib, json
-    return Path(parent) / f"{name}-{hashlib.sha1(json.dumps(spec, sort_keys=True, default=str).encode()).hexdigest()[:8]}"
+    return Path(parent) / f"{name}-{spec_digest(spec)}"
 
 def pruner_spec(pruner) -> dict:
     "The pruner's class, every constructor argument that changes training (`HeadPruner.hparams` less the class's `EVAL_ONLY`) and the seed of its initial values (`init_seed`, set by `api.make_pruner`), for a run folder's digest."

@@ -4,7 +4,7 @@
 
 # %% ../nbs/93_verdicts.ipynb #b7ff7883
 from __future__ import annotations
-import contextlib, hashlib, json, math, os, sys, tempfile
+import contextlib, json, math, os, sys, tempfile
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -311,16 +311,16 @@ class SeedRuns:
         "What seed `s`'s scores of `task` are scores of, known without training: a digest of its baseline's recipe and seed (an imported main baseline: its checkpoint's)."
         origin = getattr(self.bases[task], "origin", None) if s == self.main_seed else None
         if origin: return f"imported-{origin}"
-        from headprune_nb.recipes import baseline_spec, find_recipe
-        return hashlib.sha1(json.dumps(baseline_spec(find_recipe(self.profile, task), s), sort_keys=True).encode()).hexdigest()[:8]
+        from headprune_nb.recipes import baseline_spec, find_recipe, spec_digest
+        return spec_digest(baseline_spec(find_recipe(self.profile, task), s))
 
     def current(self, path, task: str, s: int) -> bool:
         "Whether the file at `path` exists and was made from seed `s`'s baseline of `task` as it is now (its `.json` provenance's `baseline_of`; a file that names none is taken as it is)."
         path, side = Path(path), Path(path).with_suffix(".json")
         if not path.exists(): return False
-        was = json.loads(side.read_text()).get("params", {}).get("baseline_of") if side.exists() else None
-        if was in (None, self.of(task, s)): return True
-        print(f"{path}: made from another baseline ({was}; now {self.of(task, s)}): made anew", file=sys.stderr)
+        was, now = json.loads(side.read_text()).get("params", {}).get("baseline_of") if side.exists() else None, self.of(task, s)
+        if was in (None, now): return True
+        print(f"{path}: made from another baseline ({was}; now {now}): made anew", file=sys.stderr)
         return False
 
     def scorer(self, task: str, s: int, eval_limit: int | None, beam: int | None = None):

@@ -22,7 +22,7 @@ Each run resumes from its checkpoint and each finished run's per-example scores 
 OUT/scores, so the script can be stopped and started again. Usage:
     HEADPRUNE_DATA_DIR=... python tools/rte_recipe.py [--seeds 0 1 2] [--variants registry long mnli_init]
 """
-import argparse, dataclasses, hashlib, json, sys, time
+import argparse, dataclasses, sys, time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -75,8 +75,7 @@ def main(argv=None):
                 nonlocal secs
                 s, secs = run(v, seed)
                 return s
-            of = hashlib.sha1(json.dumps(dict(registry=dataclasses.asdict(base), candidate=CANDIDATES.get(v), seed=seed),
-                                         sort_keys=True, default=str).encode()).hexdigest()[:8]   # a changed recipe: trained anew
+            of = R.spec_digest(dict(registry=dataclasses.asdict(base), candidate=CANDIDATES.get(v), seed=seed))   # a changed recipe: trained anew
             samples[v, seed] = cached_sample(a.out / "scores" / f"{v}-seed{seed}.npz", compute, of=of)
             rows[v, seed] = dict(variant=v, seed=seed, accuracy=round(samples[v, seed].score(), 2),
                                  train_seconds=round(secs, 1) if secs is not None else rows.get((v, seed), {}).get("train_seconds", ""),
