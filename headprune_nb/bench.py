@@ -16,7 +16,7 @@ from .data import dry_cap, dry_replay, DRY_RUN_ENV
 # %% auto #0
 __all__ = ['COMPETING_CORES', 'COMPETING_STEAL_PCT', 'JUDGE_SECONDS', 'LOAD_FIELDS', 'n_params', 'size_on_disk', 'random_batch',
            'forward_flops', 'AttentionTimer', 'time_forward', 'load_average', 'LoadMonitor', 'warn_if_competing',
-           'throughput', 'speedup_row', 'shrinkage', 'speedup_interval', 'interval_verdict', 'Rows', 'compare_pruned']
+           'throughput', 'speedup_row', 'shrinkage', 't_quantile', 'speedup_interval', 'Rows', 'compare_pruned']
 
 # %% ../nbs/03_bench.ipynb #76f20657
 def n_params(model: nn.Module) -> int:
@@ -232,8 +232,16 @@ def shrinkage(orig: nn.Module, pruned: nn.Module) -> dict:
                 bytes_original=so, bytes_pruned=sp, size_shrinkage_pct=100 * (1 - sp / so))
 
 # %% ../nbs/03_bench.ipynb #911fcc51
-_T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
-        2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
+_T = {0.95: [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
+             2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042],
+      0.90: [6.314, 2.920, 2.353, 2.132, 2.015, 1.943, 1.895, 1.860, 1.833, 1.812, 1.796, 1.782, 1.771, 1.761, 1.753,
+             1.746, 1.740, 1.734, 1.729, 1.725, 1.721, 1.717, 1.714, 1.711, 1.708, 1.706, 1.703, 1.701, 1.699, 1.697]}
+_Z = {0.95: 1.960, 0.90: 1.645}
+
+def t_quantile(level: float, df: int) -> float:
+    "Two-sided Student t critical value for `level` (0.90 or 0.95) and `df` degrees of freedom (normal beyond 30)."
+    if level not in _T: raise ValueError(f"level must be one of {sorted(_T)}, got {level}")
+    return _T[level][df - 1] if df <= len(_T[level]) else _Z[level]
 
 def speedup_interval(orig_seconds, pruned_seconds) -> tuple[float, float, float]:
     "Speed-up in percent of pruned over original from paired timings: (estimate, low, high), a 95% t interval on log ratios."
@@ -241,14 +249,8 @@ def speedup_interval(orig_seconds, pruned_seconds) -> tuple[float, float, float]
     if not logs: raise ValueError("no paired timings")
     m = statistics.mean(logs)
     if len(logs) < 2: return 100 * math.expm1(m), -math.inf, math.inf
-    half = (_T95[len(logs) - 2] if len(logs) - 2 < len(_T95) else 1.96) * statistics.stdev(logs) / math.sqrt(len(logs))
+    half = t_quantile(0.95, len(logs) - 1) * statistics.stdev(logs) / math.sqrt(len(logs))
     return 100 * math.expm1(m), 100 * math.expm1(m - half), 100 * math.expm1(m + half)
-
-def interval_verdict(low: float, high: float, threshold: float, above: bool = True) -> str:
-    "supported / contradicted / inconclusive for the claim 'value > threshold' (or '< threshold' with above=False)."
-    if low > threshold: return "supported" if above else "contradicted"
-    if high < threshold: return "contradicted" if above else "supported"
-    return "inconclusive"
 
 # %% ../nbs/03_bench.ipynb #9f573af1
 class Rows(list):

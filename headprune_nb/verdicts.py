@@ -10,13 +10,14 @@ from dataclasses import dataclass
 from pathlib import Path
 import numpy as np
 import torch
+from .bench import t_quantile          # the Student-t critical values, shared with the timing intervals
 
 # %% auto #0
 __all__ = ['LEVEL', 'N_BOOT', 'NOTICEABLE', 'CLOSE', 'ALMOST_EVERY', 'MIN_SEEDS', 'VERDICTS', 'OLD_STYLE', 'ONE_SEED', 'SEEDS',
            'BUDGETS', 'ngram_stats', 'bleu_from_stats', 'Sample', 'correct_per_example', 'bleu_sample', 'task_scorer',
-           'score_masked', 'save_sample', 'load_sample', 'sample_of', 'cached_sample', 't_quantile', 'resample_weights',
-           'ordinal', 'nth_best', 'Evidence', 'evidence', 'Rule', 'decide', 'claim_row', 'seed_vote', 'vote_row',
-           'verdict_kind', 'verdict_counts', 'phase_limit', 'phase_plan', 'SeedRuns', 'budget_table', 'seed_band']
+           'score_masked', 'save_sample', 'load_sample', 'sample_of', 'cached_sample', 'resample_weights', 'ordinal',
+           'nth_best', 'Evidence', 'evidence', 'Rule', 'decide', 'claim_row', 'seed_vote', 'vote_row', 'verdict_kind',
+           'verdict_counts', 'phase_limit', 'phase_plan', 'SeedRuns', 'budget_table', 'seed_band']
 
 # %% ../nbs/93_verdicts.ipynb #e4279dbb
 LEVEL = 0.95          # two-sided level of every interval
@@ -141,15 +142,6 @@ def cached_sample(path, compute, of: str | None = None) -> Sample:
     return s
 
 # %% ../nbs/93_verdicts.ipynb #594143c4
-_T = {0.95: [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131],
-      0.90: [6.314, 2.920, 2.353, 2.132, 2.015, 1.943, 1.895, 1.860, 1.833, 1.812, 1.796, 1.782, 1.771, 1.761, 1.753]}
-_Z = {0.95: 1.960, 0.90: 1.645}
-
-def t_quantile(level: float, df: int) -> float:
-    "Two-sided Student t critical value for `level` (0.90 or 0.95) and `df` degrees of freedom (normal beyond 15)."
-    if level not in _T: raise ValueError(f"level must be one of {sorted(_T)}, got {level}")
-    return _T[level][df - 1] if df <= len(_T[level]) else _Z[level]
-
 def resample_weights(n: int, n_boot: int = N_BOOT, seed: int = 0) -> np.ndarray:
     "[n_boot, n] counts: how often each of n examples is drawn in each bootstrap resample."
     return np.random.default_rng(seed).multinomial(n, np.full(n, 1.0 / n), size=n_boot)
@@ -210,12 +202,14 @@ class Rule:
     def __post_init__(self):
         if self.op not in (">", "<"): raise ValueError(f"Rule op must be '>' or '<', got {self.op!r}")
 
-    @property
-    def text(self) -> str:
-        "The rule in words, written beside the claim."
+    def words(self, min_seeds: int = MIN_SEEDS) -> str:
+        "The rule in words, written beside the claim (`min_seeds` 0: a statistic without training seeds, such as a timing)."
         side, other = ("above", "at or below") if self.op == ">" else ("below", "at or above")
+        seeds = f" or with fewer than {min_seeds} training seeds" if min_seeds else ""
         return (f"claim: {self.what} {self.op} {self.threshold:g}; supported if the interval lies {side} {self.threshold:g}, "
-                f"contradicted if it lies {other} it, inconclusive otherwise or with fewer than {MIN_SEEDS} training seeds")
+                f"contradicted if it lies {other} it, inconclusive otherwise{seeds}")
+
+    text = property(words)
 
 def decide(rule: Rule, ev: Evidence, min_seeds: int = MIN_SEEDS) -> tuple[str, str]:
     "(verdict, reason): `rule` applied to the interval of `ev`."
@@ -229,8 +223,8 @@ def decide(rule: Rule, ev: Evidence, min_seeds: int = MIN_SEEDS) -> tuple[str, s
 def claim_row(claim: str, task: str, rule: Rule, ev: Evidence, budget=None, min_seeds: int = MIN_SEEDS, **extra) -> dict:
     "One row of a reproduction's claims.csv: the claim, its rule, point value, interval, seeds, budget and three-way verdict."
     verdict, why = decide(rule, ev, min_seeds)
-    return dict(claim=claim, task=task, ours=f"{rule.what} = {ev.show()}", verdict=verdict, rule=rule.text,
-                point=round(ev.point, 3), lo=round(ev.lo, 3), hi=round(ev.hi, 3), level=ev.level, seeds=ev.n_seeds,
+    return dict(claim=claim, task=task, ours=f"{rule.what} = {ev.show()}", verdict=verdict, rule=rule.words(min_seeds),
+                point=round(ev.point, 3), lo=round(ev.lo, 3), hi=round(ev.hi, 3), level=ev.level, seeds=ev.n_seeds or None,
                 seed_sd=None if ev.seed_sd is None else round(ev.seed_sd, 3), examples=ev.n_examples,
                 budget="" if budget is None else budget, why=why, **extra)
 

@@ -29,7 +29,7 @@ def test_michel2019_speed_smoke_tables(tmp_path):
     prov = json.loads((out / "provenance.json").read_text())
     assert prov["params"]["batch_sizes"] == [1, 2]
     claims = {c["claim"][:24]: c for c in read_csv(out / "claims.csv")}     # timings on their interval, no training seeds
-    timed = [c for c in claims.values() if "timing pairs" in str(c.get("rule"))]
+    timed = [c for c in claims.values() if "a timing of random weights" in str(c.get("why"))]
     assert len(timed) == 4 and all(c["lo"] <= c["point"] <= c["hi"] and c["verdict"] in ("supported", "contradicted", "inconclusive")
                                    and not c.get("seeds") for c in timed)
     assert {c["of_paper"] for c in claims.values() if "Li et al" in c["claim"]} == {"dsp2021"}
