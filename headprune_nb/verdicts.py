@@ -123,20 +123,25 @@ def save_sample(path, s: Sample, of: str | None = None) -> Path:
         Path(tmp).unlink(missing_ok=True); raise
     return path
 
+def _read_sample(path) -> tuple[Sample, str | None]:
+    "(sample, what it is a sample of or None) from a file written by `save_sample`, opened once, no pickle."
+    with np.load(Path(path), allow_pickle=False) as z:
+        return Sample(str(z["kind"]), z["data"]), (str(z["of"]) if "of" in z.files else None)
+
 def load_sample(path) -> Sample:
     "Read a `Sample` written by `save_sample` (no pickle)."
-    with np.load(Path(path), allow_pickle=False) as z: return Sample(str(z["kind"]), z["data"])
+    return _read_sample(path)[0]
 
 def sample_of(path) -> str | None:
     "What the sample saved at `path` is a sample of (None: not said)."
-    with np.load(Path(path), allow_pickle=False) as z: return str(z["of"]) if "of" in z.files else None
+    return _read_sample(path)[1]
 
 def cached_sample(path, compute, of: str | None = None) -> Sample:
     "The `Sample` saved at `path`, or `compute()` it and save it. Given `of`, one saved as a sample of something else is scored anew (one that says nothing is taken as it is)."
     path = Path(path)
     if path.exists():
-        was = sample_of(path) if of is not None else None
-        if was in (None, of): return load_sample(path)
+        s, was = _read_sample(path)
+        if of is None or was in (None, of): return s
         print(f"{path}: scores of another baseline ({was}; now {of}): scoring anew", file=sys.stderr)
     s = compute(); save_sample(path, s, of)
     return s
