@@ -88,7 +88,7 @@ def test_michel2019_pruning_smoke_curves(tmp_path, monkeypatch, smoke_cache):
     main = [m["kept"] for m in read_csv(out / "figure3_masks.csv") if m["task"] == "synthetic_mt" and m["order"] == "importance"]
     assert [m["kept"] for m in seed1 if m["what"] == "importance"] != main         # another model: other heads go
     scores = out / "scores" / "synthetic_mt"                                   # per-example scores kept for resuming,
-    assert len(list(scores.glob("epoch14-removed40-*-seed0-n60.npz"))) == 1      # named by a digest of the mask and the examples
+    assert len(list(scores.glob("epoch14-removed9-*-seed0-n60.npz"))) == 1       # named by heads removed, a digest of the mask, the examples
     assert len(list(scores.glob("unpruned-*-seed0-n60.npz"))) == 1               # (one file: the curve's band and the claims
                                                                                  # score the same 60 sentences in smoke)
     band = {(r["task"], r["order"], r["removed"]): r for r in read_csv(out / "figure3_band.csv")}
@@ -96,6 +96,12 @@ def test_michel2019_pruning_smoke_curves(tmp_path, monkeypatch, smoke_cache):
     for r in f3:                                                                 # around the point the curve reports
         b = band[r["task"], r["order"], r["removed"]]
         assert abs(b["metric_from_scores"] - r["metric"]) < 1e-6 and b["lo"] <= r["metric"] <= b["hi"], (r, b)
+    for name, key, col, scale in (("figure4", "kind", "metric", 1), ("figure5", "epoch", "relative", 100)):   # figures 4 and 5 too
+        rows, band = read_csv(out / f"{name}.csv"), {(r["task"], r[key], r["removed"]): r for r in read_csv(out / f"{name}_band.csv")}
+        assert len(band) == len(rows) > 0
+        for r in rows:
+            b = band[r["task"], r[key], r["removed"]]
+            assert abs(b["metric_from_scores"] - scale * r[col]) < 1e-6 and b["lo"] <= scale * r[col] <= b["hi"], (name, r, b)
 
 def test_michel2019_ablation_smoke_tables(tmp_path, monkeypatch, smoke_cache):
     monkeypatch.setenv("HEADPRUNE_CACHE", str(smoke_cache))
