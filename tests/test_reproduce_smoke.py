@@ -275,6 +275,9 @@ def test_behnke2020_smoke_rounds_tables_and_resume(tmp_path, monkeypatch):
     seed1 = read_csv(out / "seed1" / "claims.csv")                         # seed 1: the whole lottery again, its own folder
     assert len(seed1) == 6 and read_csv(out / "seed1" / "rounds.csv") != rounds     # other weights, other heads removed
     assert len(list((out / "seed1" / "scores").glob("converged_r03-seed1-*.npz"))) == 1
+    band = read_csv(out / "figure_rounds_band.csv")                      # the figure's band: every converged ticket, around its BLEU
+    assert [b["round"] for b in band] == [0, 2, 3] and all(b["lo"] <= b["bleu_from_scores"] <= b["hi"] for b in band)
+    assert all(abs(b["bleu_from_scores"] - r["bleu"]) < 0.006 for b, r in zip(band, read_csv(out / "table3.csv")))
     votes = [c for c in claims if c not in three_way]                      # counts of heads, a timing: one vote per seed
     assert all(verdict_kind(c) == c["verdict"] and "no interval" in c["rule"] and c["seeds_holding"] in ("0/2", "1/2", "2/2")
                and (c["verdict"] == "inconclusive") == (c["seeds_holding"] == "1/2") and "seed 1:" in c["ours"] for c in votes), votes
