@@ -60,7 +60,7 @@ EXPERIMENTS = {e.name: e for e in [
                "Tables 5, 6 (best single head chosen on a separate set)",
                ("michel2019_table1.csv", "michel2019_table2.csv", "michel2019_table3.csv", "michel2019_table5.csv",
                 "michel2019_table6.csv"),
-               {"smoke": "about 31 s (30.5 s measured cold, 2 idle cores)", "cpu": "about 40 min on 2 cores for the main seed (needs the cpu baselines; the Multi30k part measured 2,047 s on a partly busy machine, the SST-2 part 1,043 s), plus, for the claims, the cpu baselines of seeds 1 and 2 and, per seed, every head masked and every layer reduced to one head on the test and selection sets (about 45 min per seed on Multi30k, a few minutes on SST-2)",
+               {"smoke": "about 31 s (30.5 s measured cold, 2 idle cores)", "cpu": "about 40 min on 2 cores for the main seed (needs the cpu baselines; the Multi30k part measured 2,047 s on a partly busy machine, the SST-2 part 1,043 s), plus, for the claims, the cpu baselines of seeds 1 and 2 and, per seed, every head masked and every layer reduced to one head on the test and selection sets (about 45 min per seed on Multi30k, 15 to 20 min on SST-2: the committed SST-2 part over three seeds took 2,716 s, resumed after an interruption, on a machine shared with tests)",
                 "full": "about 1 h on one GPU"}, "Michel 2019 Tables 1, 2, 3, 5, 6"),
     Experiment("voita_lambda", "voita_lambda.ipynb",
                "Heads kept versus the L0 penalty's lambda",
