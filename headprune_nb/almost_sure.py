@@ -280,9 +280,9 @@ class PassPruner(HeadPruner):
 class PassConcPruner(PassPruner):
     "PASSCONC: PASS plus the concentrator over attention layers of `sizes` heads ('paper': active for steps in `window`)."
     concentrator = True
-    def __init__(self, H: int, K: int, sizes: list[int], window: tuple = (2000, 5000), **kw):
+    def __init__(self, H: int, K: int, sizes: list[int], window: tuple = (2000, 5000), variant: str = "paper", **kw):
         if sum(sizes) != H: raise ValueError(f"layer sizes {sizes} sum to {sum(sizes)}, not H={H}")
-        super().__init__(H, K, sizes=sizes, **kw)
+        super().__init__(H, K, sizes=sizes, variant=variant, **kw)      # `variant` named: api.make_pruner passes it by signature
         self.window = tuple(window)
 
     def lam_c(self, step: int) -> float:
