@@ -210,6 +210,9 @@ def test_pass2023_smoke_equal_k_speed_and_almost_sure(tmp_path, monkeypatch, smo
     states = read_csv(out / "almost_sure.csv")                   # every gate-distribution method is checked; DSP has none
     assert {r["method"] for r in states} == methods - {"dsp"}
     assert all(r["open"] + r["closed"] + r["undecided"] == (8 if r["task"] == "synthetic_cls" else 24) for r in states)
+    decided = read_csv(out / "decided.csv")                      # when each fixed-size selection stopped changing (not Voita's)
+    assert {(r["task"], r["method"], r["K"]) for r in decided} == {(r["task"], r["method"], r["K"]) for r in rows if r["method"] != "voita"}
+    assert all(0 < r["decided_share"] <= 1 and 0 <= r["final_heads_selected_at_first_step"] <= 1 for r in decided)
     speed = read_csv(out / "table2.csv")
     assert len(speed) == len(rows) and all(r["speedup_pct"] > 0 for r in speed)
     side = read_csv(out / "tables_vs_published.csv")
