@@ -65,8 +65,9 @@ def make_pruner(method: str, model: nn.Module, K: int | None = None, steps: int 
     hp = dict(HP[method][fam])
     at = lambda share: max(1, round(share * steps))
     if method == "dsp":
-        tau_end = hp["tau_end"] if kw.pop("anneal", True) else hp["tau_ini"]     # anneal=False: tau stays at tau_ini
-        cls, args, gate_lr = DSPPruner, dict(K=K, tau_ini=hp["tau_ini"], tau_end=tau_end, n_cooldown=at(hp["cooldown"])), hp["gate_lr"]
+        held = hp["tau_end"] if variant == "code" else hp["tau_ini"]                # anneal=False: their run script without its
+        tau_ini, tau_end = (hp["tau_ini"], hp["tau_end"]) if kw.pop("anneal", True) else (held, held)   # flag holds tau_end
+        cls, args, gate_lr = DSPPruner, dict(K=K, tau_ini=tau_ini, tau_end=tau_end, n_cooldown=at(hp["cooldown"])), hp["gate_lr"]
     elif method == "ste": cls, args, gate_lr = STEPruner, dict(K=K), hp["gate_lr"]
     elif method == "voita":                     # a head counts as open above 0.5 in DSP's released re-run, above 0 in Voita's
         cls, args, gate_lr = VoitaPruner, dict(lam=hp["lam"], open_above=0.5 if variant == "code" else 0.0), hp["gate_lr"]
@@ -101,12 +102,15 @@ def prune_to_k(model: nn.Module, batches, K: int, method: str = "dsp", epochs: i
     if unlabelled: raise ValueError(f"prune_to_k: batch {unlabelled[0]} has no `labels` ({len(unlabelled)} of {len(get(0))} "
                                     "unlabelled); every method needs the task loss: pass dicts with input tensors and `labels`")
     if method == "michel":
-        keep = top_k_mask(head_importance(model.to(device), get(0), progress=progress), K)
+        unknown = sorted(set(pruner_kw) - {"variant", "per_token", "normalize"})
+        if unknown: raise ValueError(f"prune_to_k: michel takes variant, per_token and normalize; not {', '.join(unknown)}")
+        keep = top_k_mask(head_importance(model.to(device), get(0), progress=progress, **pruner_kw), K)
     else:
         steps = epochs * len(get(0))
         pruner = make_pruner(method, model, K, steps, **pruner_kw)
         opts = pruner.train_options
-        cfg = TrainConfig(epochs=epochs, lr=lr, gate_lr=gate_lr or opts["gate_lr"], schedule="linear",
+        cfg = TrainConfig(epochs=epochs, lr=lr, gate_lr=opts["gate_lr"] if gate_lr is None else gate_lr, schedule="linear",
+                          seed=pruner_kw.get("seed", 0),           # the pruner's start and the run's noise follow one seed
                           warmup_steps=int(warmup_share * steps), device=device, clip_gates=opts.get("clip_gates", False),
                           gate_warmup=opts.get("gate_warmup", True))
         train(model, get, cfg, pruner=pruner, out_dir=out_dir, resume=out_dir is not None, progress=progress)
