@@ -118,7 +118,7 @@ def test_michel2019_ablation_smoke_tables(tmp_path, monkeypatch, smoke_cache):
                and "supported if" in c["rule"] and c["seeds"] == 2 and "2 baseline seeds" in c["budget"] for c in claims)
     sig = read_csv(out / "table1_significance.csv")                 # every head of table 1: its change and its 99% interval
     assert [(r["task"], r["kind"], r["layer"], r["head"]) for r in sig] == [(r["task"], r["kind"], r["layer"], r["head"]) for r in t1]
-    assert all(abs(a["delta"] - b["delta"]) < 1e-6 and a["lo"] <= a["delta"] <= a["hi"]
+    assert all(abs(a["delta"] - b["delta"]) < 1e-6 and a["lo"] <= a["delta"] <= a["hi"] and a["level"] == 0.99
                and str(a["significant"]) == str(a["lo"] > 0 or a["hi"] < 0) for a, b in zip(sig, t1))
     chosen = read_csv(out / "scores" / "synthetic_mt" / "chosen-seed1.csv")     # seed 1's heads, chosen on its own scores
     assert len(chosen) == 6 and all(1 <= r["head"] <= 4 for r in chosen)
