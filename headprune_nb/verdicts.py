@@ -235,18 +235,19 @@ def claim_row(claim: str, task: str, rule: Rule, ev: Evidence, budget=None, min_
 
 # %% ../nbs/93_verdicts.ipynb #c0a1e5v2
 def seed_vote(holds, min_seeds: int = MIN_SEEDS) -> tuple[str, str]:
-    "(verdict, reason) of a property checked once per training seed: `holds` has one bool per seed."
-    holds = [bool(h) for h in holds]
-    n, k = len(holds), sum(holds)
-    verdict = "supported" if n and k == n else "contradicted" if n and k == 0 else "inconclusive"
-    if verdict == "inconclusive": return verdict, f"holds in {k} of {n} seeds" if n else "no seed checked"
+    "(verdict, reason) of a property checked once per training seed: `holds` has one bool per seed, or None where that seed's check is within its noise."
+    holds = [None if h is None else bool(h) for h in holds]
+    n, k, u = len(holds), sum(h is True for h in holds), sum(h is None for h in holds)
+    verdict = "supported" if n and k == n else "contradicted" if n and k == 0 and u == 0 else "inconclusive"
+    if verdict == "inconclusive":
+        return verdict, (f"holds in {k} of {n} seeds" + (f", within the noise in {u}" if u else "")) if n else "no seed checked"
     if n < min_seeds: return "inconclusive", f"{n} seed(s): would be {verdict}, but training noise is not measured"
     return verdict, f"holds in {'all' if k else 'none'} of {n} seeds"
 
 def vote_row(claim: str, task: str, what: str, holds, ours: str, min_seeds: int = MIN_SEEDS, **extra) -> dict:
     "One claims.csv row for a property checked per seed (`what`, in words): verdict by `seed_vote`, its rule written."
     verdict, why = seed_vote(holds, min_seeds)
-    return dict(claim=claim, task=task, ours=ours, verdict=verdict, seeds=len(holds), seeds_holding=f"{sum(map(bool, holds))}/{len(holds)}",
+    return dict(claim=claim, task=task, ours=ours, verdict=verdict, seeds=len(holds), seeds_holding=f"{sum(h is True for h in holds)}/{len(holds)}",
                 rule=f"per-seed check, no interval: {what}; supported if it holds in every one of at least {min_seeds} seeds, "
                      "contradicted if in none, else inconclusive", why=why, **extra)
 

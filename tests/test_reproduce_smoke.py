@@ -226,11 +226,13 @@ def test_pass2023_smoke_equal_k_speed_and_almost_sure(tmp_path, monkeypatch, smo
     assert sorted((c["task"], c["claim"][:8]) for c in votes) == sorted((t, k) for t in ("synthetic_cls", "synthetic_mt")
                                                                         for k in ("PASSCONC", "PASS end"))
     assert all(c["seeds"] == 2 and "per-seed check" in c["rule"] and "seed 1:" in c["ours"] and c["budget"] for c in votes)
+    assert all("timing noise" in c["ours"] for c in votes if "speed-up" in c["claim"])    # the speed votes weigh the noise
     for task in ("synthetic_cls", "synthetic_mt"):                   # seed 1's runs at K=2 kept, with gate states, and timed
         kept = read_csv(out / "scores" / task / "runs-seed1.csv")
         assert {(r["method"], r["K"], r["steps"]) for r in kept} >= {(m, 2, "default") for m in methods}
         assert all(str(r["kept"]).count("1") == 2 for r in kept if r["steps"] == "default")
         assert {r["method"] for r in read_csv(out / "scores" / task / "speed-seed1.csv")} == methods
+        assert {r["method"] for r in read_csv(out / "scores" / task / "speed-repeat.csv")} == methods   # timed again: the noise
     # the budget table: its budget form (PASS, DSP and LAG at K=2, the smoke K of the claim) on budget_tasks, at the default
     # phase (the main table's steps) and at 4 and 12 steps
     budget_rows = read_csv(out / "budgets.csv")
