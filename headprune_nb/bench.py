@@ -310,6 +310,10 @@ def compare_pruned(model: nn.Module, keep, batch_sizes=(1, 4, 16, 64), seq_len: 
                     if (hi - lo) / 2 <= halfwidth_pct or n + repeats > max_repeats: break
             loads.append(mon.record)
             row = speedup_row(*(_row(bs, seq_len, a, n) for a in acc), fo, fp)
+            if "attention" in acc[0]:               # the attention blocks' time after pruning, % of before: its paired interval too
+                a_est, a_lo, a_hi = speedup_interval(acc[0]["attention"], acc[1]["attention"])
+                row.update(attention_time_pct_paired=100 / (1 + a_est / 100), attention_time_pct_low=100 / (1 + a_hi / 100),
+                           attention_time_pct_high=100 / (1 + a_lo / 100) if a_lo > -100 else math.inf)
             rows.append(dict(row, speedup_pct_paired=est, speedup_pct_low=lo, speedup_pct_high=hi, repeats=n,
                              interval="narrow" if (hi - lo) / 2 <= halfwidth_pct else "wide",
                              **{k: mon.record[k] for k in LOAD_FIELDS}))

@@ -30,10 +30,14 @@ def test_michel2019_speed_smoke_tables(tmp_path):
     assert prov["params"]["batch_sizes"] == [1, 2]
     claims = {c["claim"][:24]: c for c in read_csv(out / "claims.csv")}     # timings on their interval, no training seeds
     timed = [c for c in claims.values() if "a timing of random weights" in str(c.get("why"))]
-    assert len(timed) == 4 and all(c["lo"] <= c["point"] <= c["hi"] and c["verdict"] in ("supported", "contradicted", "inconclusive")
+    assert len(timed) == 6 and all(c["lo"] <= c["point"] <= c["hi"] and c["verdict"] in ("supported", "contradicted", "inconclusive")
                                    and not c.get("seeds") for c in timed)
     assert {c["of_paper"] for c in claims.values() if "Li et al" in c["claim"]} == {"dsp2021"}
-    assert all(c["verdict"] in ("supported", "not supported", "not run") for c in claims.values() if "point check" in str(c.get("rule")))
+    assert all(c["verdict"] == "not run" for c in claims.values() if "point check" in str(c.get("rule")))   # every run claim on an interval
+    rise = next(c for c in timed if "smallest rise" in c["rule"])                         # figure 4 read step by step, masks as the noise
+    f4m = read_csv(out / "figure4_masks.csv")
+    means = [sum(r["speedup_pct"] for r in f4m if r["heads_left"] == L) / 2 for L in (4, 2)]
+    assert abs(rise["point"] - (means[1] - means[0])) < 1e-2
 
 def test_every_published_table_exists():
     for exp in EXPERIMENTS.values():
