@@ -53,6 +53,13 @@ def test_baselines_smoke_learns_and_caches(tmp_path, monkeypatch):
     assert rows["synthetic_cls"]["value"] > 85 and rows["synthetic_mt"]["value"] > 50     # the tiny tasks are learnt
     assert (tmp_path / "cache" / "models" / "smoke" / "synthetic_mt" / "config.json").exists()
     assert (out / "synthetic_mt_log.csv").exists()
+    rec = json.loads((tmp_path / "cache" / "models" / "smoke" / "synthetic_cls" / "baseline.json").read_text())
+    assert rec["seed"] == 0 and rec["weights"]                          # its record: `trained` takes it without a word
+    from headprune_nb.recipes import trained
+    import contextlib, io
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err): t = trained("smoke", "synthetic_cls", 0)
+    assert t.weights == rec["weights"] and "without a record" not in err.getvalue()
 
 @pytest.fixture(scope="module")
 def smoke_cache(tmp_path_factory):
