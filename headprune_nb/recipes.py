@@ -14,12 +14,12 @@ from .data import (load_glue, glue_task, bucket_batches, collate_classification,
 from .train import TrainConfig, train, task_loss, accuracy, translate, bleu
 
 # %% auto #0
-__all__ = ['CLS_RECIPES', 'MT_RECIPES', 'BASELINE', 'ORIGIN', 'cache_dir', 'ClsRecipe', 'cls_data', 'cls_model', 'run_cls_recipe',
-           'MtRecipe', 'train_config', 'translation_data', 'mt_model', 'mt_batches', 'mt_valid_loss', 'run_mt_recipe',
-           'Trained', 'find_recipe', 'model_dir', 'run_dir', 'files_sha1', 'weights_digest', 'baseline_spec',
-           'baseline_record', 'trained', 'imported_origin', 'task_batches', 'task_metric', 'full_batches_per_epoch',
-           'spec_digest', 'digest_dir', 'pruner_spec', 'joint_run_dir', 'joint_steps', 'phase_config', 'replay_phase',
-           'joint_run']
+__all__ = ['CLS_RECIPES', 'MT_RECIPES', 'BASELINE', 'ORIGIN', 'VOITA_LAMBDAS', 'cache_dir', 'ClsRecipe', 'cls_data', 'cls_model',
+           'run_cls_recipe', 'MtRecipe', 'train_config', 'translation_data', 'mt_model', 'mt_batches', 'mt_valid_loss',
+           'run_mt_recipe', 'Trained', 'find_recipe', 'model_dir', 'run_dir', 'files_sha1', 'weights_digest',
+           'baseline_spec', 'baseline_record', 'trained', 'imported_origin', 'task_batches', 'task_metric',
+           'full_batches_per_epoch', 'log_grid', 'spec_digest', 'digest_dir', 'pruner_spec', 'joint_run_dir',
+           'joint_steps', 'phase_config', 'replay_phase', 'joint_run']
 
 # %% ../nbs/07_recipes.ipynb #5cf6403e
 def cache_dir() -> Path:
@@ -381,6 +381,19 @@ def _dry_iwslt14(root: Path | None) -> dict:
     n = dry_cap(None, "eval_examples")
     data = {s: (read_lines(prep / f"{s}.de")[:n], read_lines(prep / f"{s}.en")[:n]) for s in ("valid", "test")}
     return dict(train=(read_lines(prep / f"{train}.de"), read_lines(prep / f"{train}.en")), **data)
+
+# %% ../nbs/07_recipes.ipynb #v01ta1cd
+def log_grid(lo: float, hi: float, n: int) -> list[float]:
+    "`n` values from `lo` to `hi`, evenly spaced in log, to 3 significant digits (run folders are named by them)."
+    return [float(f"{lo * (hi / lo) ** (i / (n - 1)):.3g}") for i in range(n)]
+
+VOITA_LAMBDAS = {
+    "smoke": {"synthetic_cls": [0.01, 0.1], "synthetic_mt": [0.01, 0.1]},
+    "cpu": {"sst2": log_grid(4e-4, 0.16, 15)[:11], "multi30k": log_grid(3e-3, 3.0, 10),
+            "rte": log_grid(2e-4, 0.05, 9), "mnli_proxy": log_grid(2e-4, 0.05, 9)},
+    "full": {**{t: log_grid(1e-4, 1e-2, 21) for t in ("mnli", "qqp", "qnli", "sst2")}, "iwslt14": log_grid(1e-3, 1e-1, 11)},
+}
+
 
 # %% ../nbs/07_recipes.ipynb #e83700a7
 def _joint_batch_size(base: Trained) -> int: return 128 if base.is_translation else base.recipe.batch_size

@@ -15,7 +15,7 @@ from .heads import top_k_mask, check_k
 from .fidelity import check_variant
 
 # %% auto #0
-__all__ = ['VoitaPruner', 'nearest_k']
+__all__ = ['VoitaPruner', 'nearest_k', 'aimed_sweep']
 
 # %% ../nbs/12_voita.ipynb #1527e833
 class VoitaPruner(HeadPruner):
@@ -57,3 +57,20 @@ def nearest_k(open_heads: dict, K: int) -> float:
     "The lambda (a key of `open_heads`: lambda -> heads left open) whose count is nearest K; ties go to the smaller lambda."
     if not open_heads: raise ValueError("no lambda runs to choose from: run the lambda grid first")
     return min(open_heads, key=lambda lam: (abs(open_heads[lam] - K), lam))
+
+# %% ../nbs/12_voita.ipynb #a1m5w1cd
+def aimed_sweep(n_open, lams, ks, max_widen: int = 8) -> dict:
+    """{lambda: heads left open} of `n_open(lambda)` over the grid `lams`, widened at either end by the grid's ratio
+    (at most `max_widen` new lambdas each way) until one count is at or above max(`ks`) and one at or below min(`ks`)."""
+    if not lams: raise ValueError("an empty lambda grid: give at least one lambda")
+    lams = sorted(lams)
+    ratio = lams[-1] / lams[-2] if len(lams) > 1 and lams[-2] > 0 else 10.0
+    counts = {lam: n_open(lam) for lam in lams}
+    for _ in range(max_widen):                                  # too few heads open everywhere: smaller lambdas
+        if max(counts.values()) >= max(ks): break
+        lam = float(f"{min(counts) / ratio:.3g}"); counts[lam] = n_open(lam)
+    for _ in range(max_widen):                                  # too many open everywhere: larger lambdas
+        if min(counts.values()) <= min(ks): break
+        lam = float(f"{max(counts) * ratio:.3g}"); counts[lam] = n_open(lam)
+    return counts
+
