@@ -67,7 +67,7 @@ nbtest: install
 	$(BIN)/nbdev-test --n-workers 2 $(if $(filter 1,$(FAIRSEQ)),--flags fairseq)
 
 pytest: install
-	$(BIN)/pytest -q tests
+	$(BIN)/pytest -q --durations=15 tests
 
 test: sync-check nbtest pytest
 
