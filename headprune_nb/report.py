@@ -252,6 +252,8 @@ def report_blocks(found, claims: list[dict], yours=()) -> list[tuple]:
             blocks.append(("h", 3, f"profile {profile}"))
             for label, d in (("committed", d_c), ("yours", d_y)):
                 blocks += [("p", f"{label}: {line}") for line in (_provenance_lines(d) if d is not None else ["no finished run"])]
+                if d is not None and (note := (finished(d) or {}).get("note")):    # how a run in parts was put together, what is missing
+                    blocks.append(("p", f"{label}, how it was run: {note}"))
             blocks += _table_blocks(d_c, d_y)
             for label, d in (("committed", d_c), ("yours", d_y)):
                 for f in sorted(d.glob("*.png")) if d is not None else []:
