@@ -387,7 +387,7 @@ def log_grid(lo: float, hi: float, n: int) -> list[float]:
     "`n` values from `lo` to `hi`, evenly spaced in log, to 3 significant digits (run folders are named by them)."
     return [float(f"{lo * (hi / lo) ** (i / (n - 1)):.3g}") for i in range(n)]
 
-VOITA_LAMBDAS = {
+VOITA_LAMBDAS = {     # cpu sst2: the first 11 of voita_lambda's 15-value grid, so their runs are shared with voita_lambda
     "smoke": {"synthetic_cls": [0.01, 0.1], "synthetic_mt": [0.01, 0.1]},
     "cpu": {"sst2": log_grid(4e-4, 0.16, 15)[:11], "multi30k": log_grid(3e-3, 3.0, 10),
             "rte": log_grid(2e-4, 0.05, 9), "mnli_proxy": log_grid(2e-4, 0.05, 9)},

@@ -15,7 +15,7 @@ from .heads import top_k_mask, check_k
 from .fidelity import check_variant
 
 # %% auto #0
-__all__ = ['VoitaPruner', 'nearest_k', 'aimed_sweep']
+__all__ = ['MAX_WIDEN', 'VoitaPruner', 'nearest_k', 'aimed_sweep']
 
 # %% ../nbs/12_voita.ipynb #1527e833
 class VoitaPruner(HeadPruner):
@@ -59,7 +59,9 @@ def nearest_k(open_heads: dict, K: int) -> float:
     return min(open_heads, key=lambda lam: (abs(open_heads[lam] - K), lam))
 
 # %% ../nbs/12_voita.ipynb #a1m5w1cd
-def aimed_sweep(n_open, lams, ks, max_widen: int = 8) -> dict:
+MAX_WIDEN = 8     # new lambdas aimed_sweep may add at either end of a grid
+
+def aimed_sweep(n_open, lams, ks, max_widen: int = MAX_WIDEN) -> dict:
     """{lambda: heads left open} of `n_open(lambda)` over the grid `lams`, widened at either end by the grid's ratio
     (at most `max_widen` new lambdas each way) until one count is at or above max(`ks`) and one at or below min(`ks`)."""
     if not lams: raise ValueError("an empty lambda grid: give at least one lambda")
