@@ -39,7 +39,7 @@ EXPERIMENTS = {e.name: e for e in [
                "Michel et al. 2019 Table 4 (BERT examples/s, original vs 50% heads removed, batch 1/4/16/64); "
                "Li et al. 2021 Figure 4 (speed-up and size shrinkage vs heads left, 10 random masks per level)",
                ("michel2019_table4.csv", "li2021_figure4_claims.csv"),
-               {"smoke": "about 11 s (10.8 s measured, 2 idle cores)", "cpu": "18 to 24 min on 2 cores (the committed run: 1,450 s; an earlier one 1,061 s on idle cores; 41 min seen on a busy machine); more when a "
+               {"smoke": "about 11 s (10.8 s measured, 2 idle cores)", "cpu": "15 to 24 min on 2 cores (the committed run: 907 s on idle cores; earlier ones 1,061 s idle and 1,450 s with another run queued; 41 min seen on a busy machine); more when a "
                 "speed-up's interval needs extra pairs", "full": "a few minutes on one GPU"}, "Michel 2019 Table 4; Li 2021 Figure 4"),
     Experiment("baselines", "baselines.ipynb",
                "Unpruned baselines every pruning table is measured against",
