@@ -4,7 +4,7 @@
 
 # %% ../nbs/93_verdicts.ipynb #b7ff7883
 from __future__ import annotations
-import contextlib, json, math, os, sys, tempfile
+import contextlib, json, math, os, sys, tempfile, time
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,9 +15,10 @@ from .bench import t_quantile          # the Student-t critical values, shared w
 # %% auto #0
 __all__ = ['LEVEL', 'N_BOOT', 'NOTICEABLE', 'CLOSE', 'ALMOST_EVERY', 'MIN_SEEDS', 'VERDICTS', 'OLD_STYLE', 'ONE_SEED', 'SEEDS',
            'BUDGETS', 'ngram_stats', 'bleu_from_stats', 'Sample', 'correct_per_example', 'bleu_sample', 'task_scorer',
-           'score_masked', 'save_sample', 'load_sample', 'sample_of', 'cached_sample', 'resample_weights', 'ordinal',
-           'nth_best', 'Evidence', 'evidence', 'Rule', 'decide', 'claim_row', 'seed_vote', 'vote_row', 'verdict_kind',
-           'verdict_counts', 'phase_limit', 'phase_plan', 'SeedRuns', 'budget_table', 'seed_band']
+           'score_masked', 'save_sample', 'load_sample', 'sample_of', 'sample_made', 'cached_sample',
+           'resample_weights', 'ordinal', 'nth_best', 'Evidence', 'evidence', 'Rule', 'decide', 'claim_row',
+           'seed_vote', 'vote_row', 'verdict_kind', 'verdict_counts', 'phase_limit', 'phase_plan', 'SeedRuns',
+           'budget_table', 'seed_band']
 
 # %% ../nbs/93_verdicts.ipynb #e4279dbb
 LEVEL = 0.95          # two-sided level of every interval
@@ -112,12 +113,19 @@ def score_masked(model, scorer, keep) -> Sample:
     return masked_value(model, scorer, keep)
 
 # %% ../nbs/93_verdicts.ipynb #e44aa2fc
+def _made() -> str:
+    "Who writes a sample now, as JSON: the git commit of the package, the time (UTC) and the reproduce command."
+    from headprune_nb.reproduce import _git_commit
+    return json.dumps(dict(git_commit=_git_commit(), written_utc=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                           command=os.environ.get("HEADPRUNE_COMMAND")))
+
 def save_sample(path, s: Sample, of: str | None = None) -> Path:
-    "Write `s` to `path` (.npz, atomically), with what it is a sample `of` if given."
+    "Write `s` to `path` (.npz, atomically), with what it is a sample `of` if given, and who wrote it (`sample_made`)."
     path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".npz", dir=path.parent); os.close(fd)
     try:
-        np.savez(tmp, kind=np.array(s.kind), data=np.asarray(s.data), **({} if of is None else {"of": np.array(of)}))
+        np.savez(tmp, kind=np.array(s.kind), data=np.asarray(s.data), made=np.array(_made()),
+                 **({} if of is None else {"of": np.array(of)}))
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True); raise
@@ -135,6 +143,11 @@ def load_sample(path) -> Sample:
 def sample_of(path) -> str | None:
     "What the sample saved at `path` is a sample of (None: not said)."
     return _read_sample(path)[1]
+
+def sample_made(path) -> dict | None:
+    "Who wrote the sample saved at `path`: {git_commit, written_utc, command} (None: a file from before this was kept)."
+    with np.load(Path(path), allow_pickle=False) as z:
+        return json.loads(str(z["made"])) if "made" in z.files else None
 
 def cached_sample(path, compute, of: str | None = None) -> Sample:
     "The `Sample` saved at `path`, or `compute()` it and save it. Given `of`, one saved as a sample of something else is scored anew (one that says nothing is taken as it is)."
