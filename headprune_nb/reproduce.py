@@ -13,11 +13,11 @@ import headprune_nb
 __all__ = ['PROFILES', 'EXPERIMENTS', 'INSTALLED', 'USER_RESULTS', 'LOCK', 'KERNEL_ARGS', 'KERNEL_ENV', 'RESERVED', 'COMPLETE',
            'PREVIOUS', 'FRESH', 'RUN_PARAMS', 'ADDITIVE', 'GPU_ASSUMPTION', 'COST_FILE', 'EVAL_BATCH', 'Experiment',
            'get_experiment', 'reproduce_dir', 'results_dir', 'committed_dir', 'umask_mode', 'write_atomic', 'write_csv',
-           'write_json', 'read_csv', 'other_tasks_rows', 'put_row', 'cached_tensor', 'FolderBusy', 'folder_lock',
-           'machine_info', 'provenance', 'markdown_table', 'pivot', 'parse_param', 'run_experiment', 'quiet_kernel',
-           'live_output', 'notebook_params', 'check_params', 'finished', 'unfinish', 'set_aside', 'params_clash',
-           'is_complete', 'run_all', 'dry_run_root', 'dry_run_experiment', 'full_cost', 'cost_row', 'dry_run_all',
-           'cost_table', 'cost_line']
+           'write_json', 'read_csv', 'other_tasks_rows', 'write_task_provenance', 'put_row', 'cached_tensor',
+           'FolderBusy', 'folder_lock', 'machine_info', 'provenance', 'markdown_table', 'pivot', 'parse_param',
+           'run_experiment', 'quiet_kernel', 'live_output', 'notebook_params', 'check_params', 'finished', 'unfinish',
+           'set_aside', 'params_clash', 'is_complete', 'run_all', 'dry_run_root', 'dry_run_experiment', 'full_cost',
+           'cost_row', 'dry_run_all', 'cost_table', 'cost_line']
 
 # %% ../nbs/90_reproduce.ipynb #28ff10e1
 PROFILES = ("smoke", "cpu", "full")
@@ -164,6 +164,13 @@ def other_tasks_rows(path, tasks) -> list[dict]:
     "Rows of an earlier run's CSV whose `task` is not in `tasks`: a run split by task keeps the others' results."
     path = Path(path)
     return [r for r in read_csv(path) if r["task"] not in tasks] if path.exists() else []
+
+def write_task_provenance(out, tasks, prov: dict) -> None:
+    "A run in parts: the provenance of the part that ran `tasks`, as `<task>_provenance.json` and beside that task's per-seed files (`scores/<task>/provenance.json`, where they exist)."
+    out = Path(out)
+    for task in tasks:
+        write_json(out / f"{task}_provenance.json", prov)
+        if (out / "scores" / task).is_dir(): write_json(out / "scores" / task / "provenance.json", prov)
 
 def put_row(rows: list[dict], path, new: dict, key=("task", "method", "K")) -> list[dict]:
     "Put `new` into `rows` (in place), replacing the row with the same `key` fields that an interrupted run left, and write them all to `path`."
