@@ -14,8 +14,8 @@ from .verdicts import verdict_kind, verdict_counts
 
 # %% auto #0
 __all__ = ['REPORTED', 'PAPERS', 'STYLE', 'CLAIM_COLS', 'check_profiles', 'finished_results', 'published_claims', 'claim_rows',
-           'inside_band', 'three_way_claims', 'side_by_side', 'paper_of', 'claim_evidence', 'claim_counts',
-           'to_markdown', 'to_html', 'report_blocks', 'default_report_dir', 'build_report']
+           'inside_band', 'three_way_claims', 'side_by_side', 'paper_of', 'claim_evidence', 'budget_moves',
+           'claim_counts', 'to_markdown', 'to_html', 'report_blocks', 'default_report_dir', 'build_report']
 
 # %% ../nbs/92_report.ipynb #360b8f9c
 REPORTED = ("cpu", "full")          # smoke results are plumbing checks: reported only when asked for
@@ -144,6 +144,17 @@ def claim_evidence(c: dict) -> dict:
     if not has and c.get("seeds_holding") not in (None, ""): interval = f"holds in {c['seeds_holding']} seeds"   # verdicts.vote_row
     return dict(interval=interval, rule=c.get("rule", "") or "", budget=c.get("budget", "") or "", why=c.get("why", "") or "")
 
+def budget_moves(rows: list[dict]) -> list[dict]:
+    "One row per (claim, task) of a budgets.csv: the verdict at each phase length and how it moves with the budget: holds (one verdict), moves (decided at some, inconclusive at others) or flips (supported at some, contradicted at others)."
+    by = {}
+    for r in sorted(rows, key=lambda r: _num(r.get("budget")) or 0):
+        by.setdefault((r["claim"], r.get("task", "")), []).append((r.get("budget", ""), verdict_kind(r)))
+    def how(vs):
+        kinds = {v for _, v in vs}
+        if len(vs) == 1: return "one budget"
+        return "flips" if {"supported", "contradicted"} <= kinds else "holds" if len(kinds) == 1 else "moves"
+    return [dict(claim=c, task=t, verdicts=" · ".join(f"{b}: {v}" for b, v in vs), with_budget=how(vs)) for (c, t), vs in by.items()]
+
 def claim_counts(claims: list[dict]) -> list[dict]:
     "Per paper and profile: how many rows of `claim_rows` are supported / contradicted / inconclusive / old style / other (not run, not checked)."
     of = lambda c: (paper_of(c["experiment"], c.get("of_paper", "")), c["profile"])
@@ -264,12 +275,14 @@ def report_blocks(found, claims: list[dict], yours=()) -> list[tuple]:
                 blocks += [("p", "Claims:"), ("table", _claim_table(these, lead=()))]
             for label, d in (("committed", d_c), ("yours", d_y)):
                 if d is not None and (d / "budgets.csv").exists():
-                    blocks += [("p", f"Budget sensitivity ({label}; the verdict at each phase length, in steps; phase default: the "
+                    rows = read_csv(d / "budgets.csv")
+                    blocks += [("p", f"How each verdict moves with the phase length ({label}; in steps; `budget_moves`):"),
+                               ("table", budget_moves(rows)),
+                               ("p", f"Budget sensitivity ({label}; the verdict at each phase length, in steps; phase default: the "
                                      "main table's runs, decided by the same statistic as the budget rows):"),
                                ("table", [dict(claim=c["claim"], task=c.get("task", ""), budget=c.get("budget", ""),
                                                interval=claim_evidence(c)["interval"], rule=c.get("rule", ""),
-                                               verdict=verdict_kind(c), phase=c.get("phase", ""))
-                                          for c in read_csv(d / "budgets.csv")])]
+                                               verdict=verdict_kind(c), phase=c.get("phase", "")) for c in rows])]
     return blocks
 
 def default_report_dir() -> Path:

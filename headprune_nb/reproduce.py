@@ -13,11 +13,11 @@ import headprune_nb
 __all__ = ['PROFILES', 'EXPERIMENTS', 'INSTALLED', 'USER_RESULTS', 'LOCK', 'KERNEL_ARGS', 'KERNEL_ENV', 'RESERVED', 'COMPLETE',
            'PREVIOUS', 'FRESH', 'RUN_PARAMS', 'ADDITIVE', 'GPU_ASSUMPTION', 'COST_FILE', 'EVAL_BATCH', 'Experiment',
            'get_experiment', 'reproduce_dir', 'results_dir', 'committed_dir', 'umask_mode', 'write_atomic', 'write_csv',
-           'write_json', 'read_csv', 'other_tasks_rows', 'write_task_provenance', 'put_row', 'cached_tensor',
-           'FolderBusy', 'folder_lock', 'machine_info', 'provenance', 'markdown_table', 'pivot', 'parse_param',
-           'run_experiment', 'quiet_kernel', 'live_output', 'notebook_params', 'check_params', 'finished', 'unfinish',
-           'set_aside', 'params_clash', 'is_complete', 'run_all', 'dry_run_root', 'dry_run_experiment', 'full_cost',
-           'cost_row', 'dry_run_all', 'cost_table', 'cost_line']
+           'write_json', 'read_csv', 'other_tasks_rows', 'write_task_provenance', 'finish_provenance', 'put_row',
+           'cached_tensor', 'FolderBusy', 'folder_lock', 'machine_info', 'utc_now', 'provenance', 'markdown_table',
+           'pivot', 'parse_param', 'run_experiment', 'quiet_kernel', 'live_output', 'notebook_params', 'check_params',
+           'finished', 'unfinish', 'set_aside', 'params_clash', 'is_complete', 'run_all', 'dry_run_root',
+           'dry_run_experiment', 'full_cost', 'cost_row', 'dry_run_all', 'cost_table', 'cost_line']
 
 # %% ../nbs/90_reproduce.ipynb #28ff10e1
 PROFILES = ("smoke", "cpu", "full")
@@ -172,6 +172,14 @@ def write_task_provenance(out, tasks, prov: dict) -> None:
         write_json(out / f"{task}_provenance.json", prov)
         if (out / "scores" / task).is_dir(): write_json(out / "scores" / task / "provenance.json", prov)
 
+def finish_provenance(out, prov: dict, t_start: float, tasks=None, **extra) -> dict:
+    "Close a run's `provenance`: `extra`, the finish time and the wall seconds since `t_start` (`time.time()`), written to `out/provenance.json`; a run of some `tasks` (also recorded) writes them per task too (`write_task_provenance`)."
+    prov.update(**({} if tasks is None else dict(tasks=list(tasks))), **extra, finished_utc=utc_now(),
+                wall_seconds=round(time.time() - t_start, 1))
+    write_json(Path(out) / "provenance.json", prov)
+    if tasks is not None: write_task_provenance(out, tasks, prov)
+    return prov
+
 def put_row(rows: list[dict], path, new: dict, key=("task", "method", "K")) -> list[dict]:
     "Put `new` into `rows` (in place), replacing the row with the same `key` fields that an interrupted run left, and write them all to `path`."
     rows[:] = [r for r in rows if any(r.get(k) != new.get(k) for k in key)] + [new]
@@ -248,13 +256,17 @@ def machine_info() -> dict:
     if torch.cuda.is_available(): info["gpu"] = torch.cuda.get_device_name(0)
     return info
 
+def utc_now() -> str:
+    "The time now in UTC, as every record of a run writes it (`2026-11-26T04:02:04Z`)."
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
 def provenance(profile: str, seed: int, params: dict, command: str | None = None) -> dict:
-    "Everything needed to say where a number came from."
+    "Everything needed to say where a number came from: opened at a run's start, closed by `finish_provenance`."
     import transformers
     return dict(command=command or os.environ.get("HEADPRUNE_COMMAND") or " ".join(sys.argv), profile=profile,
                 seed=seed, params=params, headprune_nb=headprune_nb.__version__, transformers=transformers.__version__,
                 git_commit=_git_commit(), machine=machine_info(),
-                started_utc=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **_dry_run_record())
+                started_utc=utc_now(), **_dry_run_record())
 
 # %% ../nbs/90_reproduce.ipynb #8cdde159
 def _dry_run_record() -> dict:
@@ -320,7 +332,7 @@ def run_experiment(name: str, profile: str = "smoke", params: dict | None = None
                                     **live_output(progress))
             write_json(out / COMPLETE, dict(name=name, profile=profile, params=params or {},
                                             command=os.environ["HEADPRUNE_COMMAND"],
-                                            finished_utc=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())))
+                                            finished_utc=utc_now()))
             (out / FRESH).unlink(missing_ok=True)       # finished: a later --fresh sets this run aside
             (out / RUN_PARAMS).unlink(missing_ok=True)  # complete.json says it now
     finally:

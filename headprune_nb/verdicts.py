@@ -115,8 +115,8 @@ def score_masked(model, scorer, keep) -> Sample:
 # %% ../nbs/93_verdicts.ipynb #e44aa2fc
 def _made() -> str:
     "Who writes a sample now, as JSON: the git commit of the package, the time (UTC) and the reproduce command."
-    from headprune_nb.reproduce import _git_commit
-    return json.dumps(dict(git_commit=_git_commit(), written_utc=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    from headprune_nb.reproduce import _git_commit, utc_now
+    return json.dumps(dict(git_commit=_git_commit(), written_utc=utc_now(),
                            command=os.environ.get("HEADPRUNE_COMMAND")))
 
 def save_sample(path, s: Sample, of: str | None = None) -> Path:

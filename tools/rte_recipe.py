@@ -36,11 +36,12 @@ def main(argv=None):
     ap.add_argument("--device", default="cpu")
     a = ap.parse_args(argv)
     from headprune_nb import recipes as R
-    from headprune_nb.reproduce import provenance, write_csv, write_json, read_csv, markdown_table
+    from headprune_nb.reproduce import provenance, finish_provenance, write_csv, write_json, read_csv, markdown_table
     from headprune_nb.train import train
     from headprune_nb.verdicts import Sample, Rule, cached_sample, correct_per_example, evidence, claim_row
     base = R.find_recipe("cpu", "rte")
     a.out.mkdir(parents=True, exist_ok=True)
+    t_start = time.time()
     prov = provenance("cpu", a.seeds[0], dict(seeds=a.seeds, variants=a.variants, registry=dataclasses.asdict(base),
                                             candidates=CANDIDATES), " ".join(["python", *sys.argv]))
     write_json(a.out / "provenance.json", prov)
@@ -89,8 +90,7 @@ def main(argv=None):
         ev = evidence([{v: samples[v, s], "registry": samples["registry", s]} for s in seeds], lambda m: m[v] - m["registry"])
         decisions.append(claim_row(f"{v} lifts the RTE baseline", "rte", Rule(f"{v} - registry accuracy", ">", 0.0), ev))
     write_csv(a.out / "decision.csv", decisions)
-    prov["finished_utc"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    write_json(a.out / "provenance.json", prov)
+    finish_provenance(a.out, prov, t_start)
     print(markdown_table([{k: d[k] for k in ("claim", "ours", "verdict", "why")} for d in decisions]))
 
 if __name__ == "__main__": main()
