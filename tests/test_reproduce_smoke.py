@@ -1,12 +1,36 @@
-"A papermill `smoke` run of every reproduction notebook, and checks of what it leaves on disk."
-import json
+"""A papermill `smoke` run of every reproduction notebook, and checks of what it leaves on disk.
+
+Each notebook's default smoke run is made once (`smoke_run`, in one cache of smoke baselines that the
+baselines notebook fills first) and read by every test about it; a test that resumes or changes a run
+does so in its own copy of the folder."""
+import json, shutil
 import pytest
 from headprune_nb.reproduce import EXPERIMENTS, run_experiment, read_csv, reproduce_dir
 
+@pytest.fixture(scope="module")
+def smoke_cache(tmp_path_factory):
+    "One cache of trained smoke baselines shared by every run below."
+    return tmp_path_factory.mktemp("cache")
+
+@pytest.fixture(scope="module")
+def smoke_run(tmp_path_factory, smoke_cache):
+    "`smoke_run(name)`: the folder of `name`'s default smoke run, made on first use in the shared cache."
+    root, made = tmp_path_factory.mktemp("runs"), {}
+    def run(name):
+        if name not in made:
+            with pytest.MonkeyPatch.context() as mp:
+                mp.setenv("HEADPRUNE_CACHE", str(smoke_cache))
+                made[name] = run_experiment(name, "smoke", out_dir=root / name, progress=False)
+        return made[name]
+    return run
+
+def own_copy(folder, tmp_path):
+    "A test's own copy of a shared smoke run, to resume or change."
+    return shutil.copytree(folder, tmp_path / folder.name)
+
 @pytest.mark.parametrize("name", sorted(EXPERIMENTS))
-def test_smoke_run_writes_results_with_provenance(name, tmp_path, monkeypatch):
-    monkeypatch.setenv("HEADPRUNE_CACHE", str(tmp_path / "cache"))
-    out = run_experiment(name, "smoke", out_dir=tmp_path / name, progress=False)
+def test_smoke_run_writes_results_with_provenance(name, smoke_run):
+    out = smoke_run(name)
     exp = EXPERIMENTS[name]
     assert (out / exp.notebook).exists(), "the executed notebook is kept beside its results"
     prov = json.loads((out / "provenance.json").read_text())
@@ -45,15 +69,15 @@ def test_every_published_table_exists():
             rows = read_csv(reproduce_dir() / "published" / f)
             assert rows and all(r.get("source") for r in rows), f
 
-def test_baselines_smoke_learns_and_caches(tmp_path, monkeypatch):
-    monkeypatch.setenv("HEADPRUNE_CACHE", str(tmp_path / "cache"))
-    out = run_experiment("baselines", "smoke", out_dir=tmp_path / "out", progress=False)
+def test_baselines_smoke_learns_and_caches(monkeypatch, smoke_run, smoke_cache):
+    monkeypatch.setenv("HEADPRUNE_CACHE", str(smoke_cache))
+    out = smoke_run("baselines")
     rows = {r["task"]: r for r in read_csv(out / "baselines.csv")}
     assert set(rows) == {"synthetic_cls", "synthetic_mt"}
     assert rows["synthetic_cls"]["value"] > 85 and rows["synthetic_mt"]["value"] > 50     # the tiny tasks are learnt
-    assert (tmp_path / "cache" / "models" / "smoke" / "synthetic_mt" / "config.json").exists()
+    assert (smoke_cache / "models" / "smoke" / "synthetic_mt" / "config.json").exists()
     assert (out / "synthetic_mt_log.csv").exists()
-    rec = json.loads((tmp_path / "cache" / "models" / "smoke" / "synthetic_cls" / "baseline.json").read_text())
+    rec = json.loads((smoke_cache / "models" / "smoke" / "synthetic_cls" / "baseline.json").read_text())
     assert rec["seed"] == 0 and rec["weights"]                          # its record: `trained` takes it without a word
     from headprune_nb.recipes import trained
     import contextlib, io
@@ -61,14 +85,8 @@ def test_baselines_smoke_learns_and_caches(tmp_path, monkeypatch):
     with contextlib.redirect_stderr(err): t = trained("smoke", "synthetic_cls", 0)
     assert t.weights == rec["weights"] and "without a record" not in err.getvalue()
 
-@pytest.fixture(scope="module")
-def smoke_cache(tmp_path_factory):
-    "One cache of trained smoke baselines shared by the method experiments below."
-    return tmp_path_factory.mktemp("cache")
-
-def test_michel2019_pruning_smoke_curves(tmp_path, monkeypatch, smoke_cache):
-    monkeypatch.setenv("HEADPRUNE_CACHE", str(smoke_cache))
-    out = run_experiment("michel2019_pruning", "smoke", out_dir=tmp_path, progress=False)
+def test_michel2019_pruning_smoke_curves(smoke_run):
+    out = smoke_run("michel2019_pruning")
     f3 = read_csv(out / "figure3.csv")
     for task, H in (("synthetic_cls", 8), ("synthetic_mt", 24)):
         for order in ("importance", "one-head ablation"):
@@ -114,9 +132,9 @@ def test_michel2019_pruning_smoke_curves(tmp_path, monkeypatch, smoke_cache):
             b = band[r["task"], r[key], r["removed"]]
             assert abs(b["metric_from_scores"] - scale * r[col]) < 1e-6 and b["lo"] <= scale * r[col] <= b["hi"], (name, r, b)
 
-def test_michel2019_ablation_smoke_tables(tmp_path, monkeypatch, smoke_cache):
+def test_michel2019_ablation_smoke_tables(tmp_path, monkeypatch, smoke_cache, smoke_run):
     monkeypatch.setenv("HEADPRUNE_CACHE", str(smoke_cache))
-    out = run_experiment("michel2019_ablation", "smoke", out_dir=tmp_path, progress=False)
+    out = smoke_run("michel2019_ablation")
     t1 = read_csv(out / "table1.csv")
     assert sum(r["task"] == "synthetic_cls" for r in t1) == 8 and sum(r["task"] == "synthetic_mt" for r in t1) == 24
     best = read_csv(out / "tables_2_3_5_6.csv")
@@ -139,7 +157,7 @@ def test_michel2019_ablation_smoke_tables(tmp_path, monkeypatch, smoke_cache):
     from headprune_nb.verdicts import SeedRuns, sample_of                  # scores and kept choices name their baseline
     of1 = SeedRuns("smoke", "cpu", 0, {}, out).of("synthetic_mt", 1)
     assert side["params"]["baseline_of"] == of1 and sample_of(out / "scores" / "synthetic_mt" / "mask-head0-seed1.npz") == of1
-    out = run_experiment("michel2019_ablation", "smoke", out_dir=tmp_path, progress=False, params=dict(seeds=[0]))   # cached
+    out = run_experiment("michel2019_ablation", "smoke", out_dir=own_copy(out, tmp_path), progress=False, params=dict(seeds=[0]))   # cached
     one = {r["task"]: r for r in read_csv(out / "claims.csv") if r["claim"].startswith("For most")}["synthetic_mt"]
     deltas = sorted((r["delta_chosen_on_separate_set"] for r in best if r["task"] == "synthetic_mt"), reverse=True)
     assert abs(one["point"] - deltas[len(deltas) // 2]) < 1e-3 and one["seeds"] == 1   # one seed: the table's own delta,
@@ -162,9 +180,9 @@ def test_voita_lambda_smoke_sweep_resumes(tmp_path, monkeypatch, smoke_cache):
         assert c["verdict"] in VERDICTS and c["seeds_holding"] in ("0/2", "1/2", "2/2") and verdict_kind(c) == c["verdict"], c
         assert (c["verdict"] == "inconclusive") == (c["seeds_holding"] == "1/2"), c
 
-def test_dsp2021_smoke_keeps_exactly_k(tmp_path, monkeypatch, smoke_cache):
+def test_dsp2021_smoke_keeps_exactly_k(tmp_path, monkeypatch, smoke_cache, smoke_run):
     monkeypatch.setenv("HEADPRUNE_CACHE", str(smoke_cache))
-    out = run_experiment("dsp2021", "smoke", out_dir=tmp_path, progress=False)
+    out = smoke_run("dsp2021")
     rows = read_csv(out / "table3.csv")
     methods = {"michel", "pipelined_dsp", "voita", "ste", "joint_dsp"}
     for task, ks in (("synthetic_cls", {2, 6}), ("synthetic_mt", {3, 16})):
@@ -209,13 +227,13 @@ def test_dsp2021_smoke_keeps_exactly_k(tmp_path, monkeypatch, smoke_cache):
     assert trained_at_budgets == {"pipelined_dsp", "joint_dsp"}                          # Voita, STE: not at budgets; Michel: reused
     assert not list(out.glob("scores/synthetic_mt/*-K16-*-steps*.npz"))                 # only the K of budget_ks
     # resuming a finished run redoes nothing and gives the same table
-    again = run_experiment("dsp2021", "smoke", out_dir=tmp_path, progress=False)
+    again = run_experiment("dsp2021", "smoke", out_dir=own_copy(out, tmp_path), progress=False)
     assert read_csv(again / "table3.csv") == read_csv(out / "table3.csv")
     assert read_csv(again / "claims.csv") == claims and read_csv(again / "budgets.csv") == budget_rows
 
-def test_pass2023_smoke_equal_k_speed_and_almost_sure(tmp_path, monkeypatch, smoke_cache):
+def test_pass2023_smoke_equal_k_speed_and_almost_sure(tmp_path, monkeypatch, smoke_cache, smoke_run):
     monkeypatch.setenv("HEADPRUNE_CACHE", str(smoke_cache))
-    out = run_experiment("pass2023", "smoke", out_dir=tmp_path, progress=False)
+    out = smoke_run("pass2023")
     rows = read_csv(out / "table1.csv")
     methods = {"pass", "passconc", "dsp", "lag", "voita"}
     for task in ("synthetic_cls", "synthetic_mt"):
@@ -265,17 +283,18 @@ def test_pass2023_smoke_equal_k_speed_and_almost_sure(tmp_path, monkeypatch, smo
     assert {(b["task"], b["method"], b["K"]) for b in band} == {(t, m, 2) for t in ("synthetic_cls", "synthetic_mt")
                                                                 for m in ("pass", "passconc", "dsp", "lag", "voita")}
     assert all(b["lo"] <= b["mean"] <= b["hi"] and b["seeds"] == 2 for b in band)
-    again = run_experiment("pass2023", "smoke", out_dir=tmp_path, progress=False)   # resuming redoes nothing
+    out = own_copy(out, tmp_path)
+    again = run_experiment("pass2023", "smoke", out_dir=out, progress=False)   # resuming redoes nothing
     assert read_csv(again / "table1.csv") == rows
     assert [c for c in read_csv(again / "claims.csv") if c.get("lo") not in (None, "")] == best   # scores cached: same intervals
     (out / "scores" / "synthetic_cls" / "runs-seed1.csv").unlink()     # scores cached before runs were noted: the runs are
-    again = run_experiment("pass2023", "smoke", out_dir=tmp_path, progress=False)   # reopened (not retrained), the same votes
+    again = run_experiment("pass2023", "smoke", out_dir=out, progress=False)   # reopened (not retrained), the same votes
     assert [c for c in read_csv(again / "claims.csv") if c.get("lo") in (None, "")] == votes
     assert read_csv(again / "budgets.csv") == budget_rows
 
-def test_behnke2020_smoke_rounds_tables_and_resume(tmp_path, monkeypatch):
-    monkeypatch.setenv("HEADPRUNE_CACHE", str(tmp_path / "cache"))
-    out = run_experiment("behnke2020", "smoke", out_dir=tmp_path / "a", progress=False)
+def test_behnke2020_smoke_rounds_tables_and_resume(tmp_path, monkeypatch, smoke_cache, smoke_run):
+    monkeypatch.setenv("HEADPRUNE_CACHE", str(smoke_cache))
+    out = smoke_run("behnke2020")
     rounds = read_csv(out / "rounds.csv")
     assert [r["heads_left"] for r in rounds] == [24, 21, 18, 15]              # 3 heads (half of 6 layers) per round
     for r in rounds:
