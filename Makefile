@@ -1,7 +1,8 @@
 # headprune-nb: set up and run in two commands (see README.md)
 #   make reproduce   install into .venv, run the default reproduction (Michel et al. Table 4, cpu profile) into
 #                    ./headprune-results/ and build its report there (published | committed | yours); git stays clean
-#   make test        install into .venv, then run the whole test suite (what CI runs: 19 min in CI on 2 cores, install and the dry runs included)
+#   make test        install into .venv, then run the whole test suite (what CI runs on 2 cores, install and the dry runs
+#                    included: 1,432 and 1,994 s in the last two CI runs, before the smoke runs were shared)
 #   make dist        build the sdist and the wheel into dist/
 #   make refresh     maintainers: re-run EXPERIMENT afresh into the committed reproduce/results/PROFILE/EXPERIMENT
 #                    (the old run set aside in EXPERIMENT.previous; an interrupted refresh resumes when re-run)
