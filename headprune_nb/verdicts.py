@@ -6,7 +6,7 @@
 from __future__ import annotations
 import contextlib, json, math, os, sys, tempfile, time
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 import numpy as np
 import torch
@@ -240,9 +240,10 @@ def decide(rule: Rule, ev: Evidence, min_seeds: int = MIN_SEEDS) -> tuple[str, s
 
 def claim_row(claim: str, task: str, rule: Rule, ev: Evidence, budget=None, min_seeds: int = MIN_SEEDS, **extra) -> dict:
     "One row of a reproduction's claims.csv: the claim, its rule, point value, interval, seeds, budget and three-way verdict."
-    verdict, why = decide(rule, ev, min_seeds)
-    return dict(claim=claim, task=task, ours=f"{rule.what} = {ev.show()}", verdict=verdict, rule=rule.words(min_seeds),
-                point=round(ev.point, 3), lo=round(ev.lo, 3), hi=round(ev.hi, 3), level=ev.level, seeds=ev.n_seeds or None,
+    verdict, why = decide(rule, ev, min_seeds)                 # on the exact interval
+    kept = replace(ev, point=round(ev.point, 3), lo=round(ev.lo, 3), hi=round(ev.hi, 3))   # as stored: `ours` shows these, as the report does
+    return dict(claim=claim, task=task, ours=f"{rule.what} = {kept.show()}", verdict=verdict, rule=rule.words(min_seeds),
+                point=kept.point, lo=kept.lo, hi=kept.hi, level=ev.level, seeds=ev.n_seeds or None,
                 seed_sd=None if ev.seed_sd is None else round(ev.seed_sd, 3), examples=ev.n_examples,
                 budget="" if budget is None else budget, why=why, **extra)
 
