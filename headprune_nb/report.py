@@ -145,14 +145,15 @@ def claim_evidence(c: dict) -> dict:
     return dict(interval=interval, rule=c.get("rule", "") or "", budget=c.get("budget", "") or "", why=c.get("why", "") or "")
 
 def budget_moves(rows: list[dict]) -> list[dict]:
-    "One row per (claim, task) of a budgets.csv: the verdict at each phase length and how it moves with the budget: holds (one verdict), moves (decided at some, inconclusive at others) or flips (supported at some, contradicted at others)."
+    "One row per (claim, task) of a budgets.csv: the verdict at each phase length (the main table's marked default) and how it moves with the budget: steady (one verdict throughout), moves (decided at some lengths, inconclusive at others) or flips (supported at some, contradicted at others)."
     by = {}
-    for r in sorted(rows, key=lambda r: _num(r.get("budget")) or 0):
-        by.setdefault((r["claim"], r.get("task", "")), []).append((r.get("budget", ""), verdict_kind(r)))
+    for r in sorted(rows, key=lambda r: (_num(r.get("budget")) is None, _num(r.get("budget")) or 0)):
+        b = f"{r.get('budget', '')}{' (default)' if r.get('phase') == 'default' else ''}"
+        by.setdefault((r["claim"], r.get("task", "")), []).append((b, verdict_kind(r)))
     def how(vs):
-        kinds = {v for _, v in vs}
+        kinds = {v.split(" (")[0] for _, v in vs}                 # an old-style mark does not make a verdict move
         if len(vs) == 1: return "one budget"
-        return "flips" if {"supported", "contradicted"} <= kinds else "holds" if len(kinds) == 1 else "moves"
+        return "flips" if {"supported", "contradicted"} <= kinds else "steady" if len(kinds) == 1 else "moves"
     return [dict(claim=c, task=t, verdicts=" · ".join(f"{b}: {v}" for b, v in vs), with_budget=how(vs)) for (c, t), vs in by.items()]
 
 def claim_counts(claims: list[dict]) -> list[dict]:

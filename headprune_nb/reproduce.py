@@ -419,7 +419,8 @@ def unfinish(out) -> None:
     if prov.exists():
         try: p = json.loads(prov.read_text())
         except ValueError: return
-        if "finished_utc" in p: write_json(prov, dict({k: v for k, v in p.items() if k != "finished_utc"}, unfinished=True))
+        if "finished_utc" in p:
+            write_json(prov, dict({k: v for k, v in p.items() if k not in ("finished_utc", "wall_seconds")}, unfinished=True))
 
 PREVIOUS, FRESH = ".previous", ".headprune-fresh"
 
