@@ -9,7 +9,7 @@ from pathlib import Path
 import headprune_nb
 from .reproduce import (EXPERIMENTS, PROFILES, reproduce_dir, results_dir, committed_dir, USER_RESULTS, read_csv,
                                     markdown_table, write_atomic, finished, write_csv)
-from .verdicts import verdict_kind, verdict_counts
+from .verdicts import verdict_kind, verdict_counts, verdict_word
 
 
 # %% auto #0
@@ -151,7 +151,7 @@ def budget_moves(rows: list[dict]) -> list[dict]:
         b = f"{r.get('budget', '')}{' (default)' if r.get('phase') == 'default' else ''}"
         by.setdefault((r["claim"], r.get("task", "")), []).append((b, verdict_kind(r)))
     def how(vs):
-        kinds = {v.split(" (")[0] for _, v in vs}                 # an old-style mark does not make a verdict move
+        kinds = {verdict_word(v) for _, v in vs}                  # an old-style mark does not make a verdict move
         if len(vs) == 1: return "one budget"
         return "flips" if {"supported", "contradicted"} <= kinds else "steady" if len(kinds) == 1 else "moves"
     return [dict(claim=c, task=t, verdicts=" · ".join(f"{b}: {v}" for b, v in vs), with_budget=how(vs)) for (c, t), vs in by.items()]
@@ -179,8 +179,8 @@ def _html_table(rows: list[dict]) -> str:
     if not rows: return "<p><em>(empty)</em></p>"
     cols = list(dict.fromkeys(k for r in rows for k in r))
     cell = lambda v: "" if v is None else html.escape(f"{v:.3g}" if isinstance(v, float) else str(v))
-    verdict = lambda v: (f' class="{str(v).split(" (")[0].replace(" ", "-")}"'
-                         if str(v).split(" (")[0] in ("supported", "not supported", "not run", "contradicted", "inconclusive") else "")
+    verdict = lambda v: (f' class="{verdict_word(v).replace(" ", "-")}"'
+                         if verdict_word(v) in ("supported", "not supported", "not run", "contradicted", "inconclusive") else "")
     head = "".join(f"<th>{html.escape(c)}</th>" for c in cols)
     body = "".join("<tr>" + "".join(f"<td{verdict(r.get(c))}>{cell(r.get(c))}</td>" for c in cols) + "</tr>" for r in rows)
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"

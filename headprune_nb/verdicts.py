@@ -17,8 +17,8 @@ __all__ = ['LEVEL', 'N_BOOT', 'NOTICEABLE', 'CLOSE', 'ALMOST_EVERY', 'MIN_SEEDS'
            'BUDGETS', 'ngram_stats', 'bleu_from_stats', 'Sample', 'correct_per_example', 'bleu_sample', 'task_scorer',
            'score_masked', 'save_sample', 'load_sample', 'sample_of', 'sample_made', 'cached_sample',
            'resample_weights', 'ordinal', 'nth_best', 'Evidence', 'evidence', 'Rule', 'decide', 'claim_row',
-           'seed_vote', 'vote_row', 'verdict_kind', 'verdict_counts', 'phase_limit', 'phase_plan', 'SeedRuns',
-           'budget_table', 'seed_band']
+           'seed_vote', 'vote_row', 'verdict_word', 'verdict_kind', 'verdict_counts', 'phase_limit', 'phase_plan',
+           'SeedRuns', 'budget_table', 'seed_band']
 
 # %% ../nbs/93_verdicts.ipynb #e4279dbb
 LEVEL = 0.95          # two-sided level of every interval
@@ -268,6 +268,10 @@ def vote_row(claim: str, task: str, what: str, holds, ours: str, min_seeds: int 
 
 # %% ../nbs/93_verdicts.ipynb #19359ab2
 OLD_STYLE, ONE_SEED = " (old style: single seed, no interval)", " (old style: one training seed)"
+
+def verdict_word(v) -> str:
+    "A verdict as shown, without its old-style mark: 'supported (old style: ...)' -> 'supported'."
+    return str(v).removesuffix(OLD_STYLE).removesuffix(ONE_SEED)
 
 def verdict_kind(row: dict) -> str:
     "A claims.csv row's verdict as shown: three-way verdicts unchanged; two-way ones (no interval), and decisive ones from fewer than `MIN_SEEDS` training seeds, marked old style."
