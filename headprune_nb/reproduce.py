@@ -152,8 +152,9 @@ def write_json(path, obj) -> Path:
     return write_atomic(path, json.dumps(obj, indent=2, default=str) + "\n")
 
 def read_csv(path) -> list[dict]:
-    "Read a CSV into a list of dicts, numbers converted."
+    "Read a CSV into a list of dicts, numbers converted; a digit string with a leading zero (a head mask such as '0011') stays a string, so rewriting a row keeps it."
     def conv(v):
+        if len(v) > 1 and v[0] == "0" and v.isdigit(): return v
         for t in (int, float):
             try: return t(v)
             except ValueError: pass
