@@ -234,6 +234,7 @@ def test_dsp2021_smoke_keeps_exactly_k(tmp_path, monkeypatch, smoke_cache, smoke
     again = run_experiment("dsp2021", "smoke", out_dir=own_copy(out, tmp_path), progress=False)
     assert read_csv(again / "table3.csv") == read_csv(out / "table3.csv")
     assert read_csv(again / "claims.csv") == claims and read_csv(again / "budgets.csv") == budget_rows
+    assert read_csv(again / "figure5.csv") == read_csv(out / "figure5.csv")      # masks timed once: not timed again
 
 def test_pass2023_smoke_equal_k_speed_and_almost_sure(tmp_path, monkeypatch, smoke_cache, smoke_run):
     monkeypatch.setenv("HEADPRUNE_CACHE", str(smoke_cache))
