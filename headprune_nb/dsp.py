@@ -85,7 +85,7 @@ class DSPPruner(HeadPruner):
 
 def mask_str(mask) -> str: return "".join("1" if m else "0" for m in mask)
 def mask_of(kept, H: int) -> torch.Tensor:
-    "The boolean mask a `mask_str` string of `H` heads spells (CSV reads '0011' back as the number 11: the leading zeros are put back)."
+    "The boolean mask a `mask_str` string of `H` heads spells (leading zeros a CSV written before `read_csv` kept mask strings had lost are put back)."
     return torch.tensor([c == "1" for c in str(kept).zfill(H)])
 
 def survival(selected: list[str], final: str) -> list[float]:
