@@ -337,7 +337,8 @@ def full_batches_per_epoch(r, data: dict, limit: int | None = None, batch_size: 
     n = min(FULL_SIZES.get(r.corpus, {}).get("train") or len(pairs), limit or math.inf)
     if batch_size: return math.ceil(n / batch_size)
     lengths = [max(len(s.split()), len(t.split())) + 1 for s, t in pairs]
-    return max(1, round(len(bucket_batches(lengths, max_tokens=r.max_tokens, shuffle=False)) * n / len(pairs)))
+    full = (lengths * math.ceil(n / len(lengths)))[:n]          # the stand-in's lengths, repeated to the real split's size
+    return max(1, len(bucket_batches(full, max_tokens=r.max_tokens, shuffle=False)))
 
 def _mean_len(r, data) -> float:
     if isinstance(r, ClsRecipe): return float(r.max_len)      # an upper bound: every batch padded to max_len

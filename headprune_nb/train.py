@@ -111,13 +111,14 @@ def _rng_state():
     return s
 
 def _set_rng_state(s):
+    "Restore what `_rng_state` saved. RNG states live on the CPU, wherever `load_checkpoint`'s map_location put them."
     import numpy as np
     version, internal, gauss = s["python"]
-    random.setstate((version, tuple(internal), gauss)); torch.set_rng_state(s["torch"])
+    random.setstate((version, tuple(internal), gauss)); torch.set_rng_state(s["torch"].cpu())
     if "numpy" in s:
         n = s["numpy"]
-        np.random.set_state(("MT19937", n["keys"].numpy().astype(np.uint32), n["pos"], n["has_gauss"], n["cached"]))
-    if "cuda" in s and torch.cuda.is_available(): torch.cuda.set_rng_state_all(s["cuda"])
+        np.random.set_state(("MT19937", n["keys"].cpu().numpy().astype(np.uint32), n["pos"], n["has_gauss"], n["cached"]))
+    if "cuda" in s and torch.cuda.is_available(): torch.cuda.set_rng_state_all([t.cpu() for t in s["cuda"]])
 
 def save_checkpoint(path, **state) -> Path:
     "Atomically save a training state (tensors, optimizer and RNG states, plain values) to `path`."
