@@ -46,7 +46,9 @@ def published_claims(name: str) -> list[str]:
     return out
 
 def claim_rows(found, profiles=None) -> list[dict]:
-    "One row per (experiment, profile, claim): our check and verdict, or 'not run' (profiles: those in `found`, or cpu)."
+    """One row per (experiment, profile, claim): our check and verdict, or 'not run' (profiles: those in `found`, or cpu).
+    An experiment that ran in one profile gets no 'not run' rows in the others (the first full-profile run of one
+    experiment does not list every other experiment's claims as not run under `full`)."""
     rows = []
     ran = {(n, p): d for n, p, d in found}
     profiles = profiles or sorted({p for _, p, _ in found}, key=PROFILES.index) or ["cpu"]
@@ -59,7 +61,7 @@ def claim_rows(found, profiles=None) -> list[dict]:
                                  ours=c.get("ours", ""), verdict=verdict_kind(c), **claim_evidence(c),
                                  paper=str(c.get("paper") or c.get("paper_value") or ""), of_paper=c.get("of_paper") or "",
                                  **{k: c.get(k, "") for k in ("point", "lo", "hi")}))
-            if not ours:
+            if not ours and (d is not None or not any((name, p) in ran for p in profiles)):
                 for claim in published_claims(name):
                     rows.append(dict(experiment=name, profile=profile, claim=claim, task="", ours="",
                                      verdict="not run" if d is None else "not checked by this run"))

@@ -40,7 +40,7 @@ EXPERIMENTS = {e.name: e for e in [
                "Li et al. 2021 Figure 4 (speed-up and size shrinkage vs heads left, 10 random masks per level)",
                ("michel2019_table4.csv", "li2021_figure4_claims.csv"),
                {"smoke": "about 11 s (10.8 s measured, 2 idle cores)", "cpu": "15 to 24 min on 2 cores (the committed run: 907 s on idle cores; earlier ones 1,061 s idle and 1,450 s with another run queued; 41 min seen on a busy machine); more when a "
-                "speed-up's interval needs extra pairs", "full": "a few minutes on one GPU"}, "Michel 2019 Table 4; Li 2021 Figure 4"),
+                "speed-up's interval needs extra pairs", "full": "about 1 min on one GPU (the committed run: 55 s on an NVIDIA H200, 70 s with papermill's start)"}, "Michel 2019 Table 4; Li 2021 Figure 4"),
     Experiment("baselines", "baselines.ipynb",
                "Unpruned baselines every pruning table is measured against",
                "cpu: MiniLM-L6 on SST-2, RTE and an MNLI proxy (dev-matched -> dev-mismatched), small Enc-Dec on "
