@@ -53,7 +53,7 @@ EXPERIMENTS = {e.name: e for e in [
                "Figure 4 (per attention kind, Enc-Dec), Figure 5 (importance across training epochs), Figure 6 (SST-2)",
                ("michel2019_claims.csv",),
                {"smoke": "about 31 s (30.8 s measured cold, 2 idle cores: its smoke baselines trained first)", "cpu": "about 50 min on 2 cores for the main seed (needs the cpu baselines; measured on a machine partly busy with tests: the Multi30k part 1,361 s, figures 3-5 and claims; the MNLI-proxy part 1,328 s; the SST-2 part 517 s), plus, for the claims, the cpu baselines of seeds 1 and 2 and their masks (a few minutes per task and seed once the baselines are cached; the committed MNLI-proxy part over three seeds, its claims scored on all 9,832 examples: 1,672 s; the SST-2 part over three seeds: 301 s; the Multi30k part over three seeds, figure bands included: 2,773 s on one core of a 2-core machine shared with another run)",
-                "full": "about 1 h on one GPU"}, "Michel 2019 Figures 3, 4, 5, 6"),
+                "full": "one GPU; GPU hours: the cost line below (pruning only masks and evaluates: the steps counted train the baselines it reads)"}, "Michel 2019 Figures 3, 4, 5, 6"),
     Experiment("michel2019_ablation", "michel2019_ablation.ipynb",
                "Masking one head, or all but one head of a layer",
                "Michel et al. 2019 Table 1 (delta when one head is masked), Tables 2, 3 (best single head per layer), "
@@ -61,7 +61,7 @@ EXPERIMENTS = {e.name: e for e in [
                ("michel2019_table1.csv", "michel2019_table2.csv", "michel2019_table3.csv", "michel2019_table5.csv",
                 "michel2019_table6.csv"),
                {"smoke": "about 31 s (30.5 s measured cold, 2 idle cores)", "cpu": "about 40 min on 2 cores for the main seed (needs the cpu baselines; the Multi30k part measured 2,047 s on a partly busy machine, the SST-2 part 1,043 s), plus, for the claims, the cpu baselines of seeds 1 and 2 and, per seed, every head masked and every layer reduced to one head on the test and selection sets (about 45 min per seed on Multi30k, 15 to 20 min on SST-2: the committed SST-2 part over three seeds took 2,716 s, resumed after an interruption, on a machine shared with tests)",
-                "full": "about 1 h on one GPU"}, "Michel 2019 Tables 1, 2, 3, 5, 6"),
+                "full": "one GPU; GPU hours: the cost line below (masking and evaluation only)"}, "Michel 2019 Tables 1, 2, 3, 5, 6"),
     Experiment("voita_lambda", "voita_lambda.ipynb",
                "Heads kept versus the L0 penalty's lambda",
                "Voita et al. 2019 as re-run by Li et al. 2021 (Figure 3): the number of heads a Hard Concrete / L0 "
