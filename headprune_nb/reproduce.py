@@ -10,14 +10,15 @@ from pathlib import Path
 import headprune_nb
 
 # %% auto #0
-__all__ = ['PROFILES', 'EXPERIMENTS', 'INSTALLED', 'USER_RESULTS', 'LOCK', 'KERNEL_ARGS', 'KERNEL_ENV', 'RESERVED', 'COMPLETE',
-           'PREVIOUS', 'FRESH', 'RUN_PARAMS', 'ADDITIVE', 'GPU_ASSUMPTION', 'COST_FILE', 'EVAL_BATCH', 'Experiment',
-           'get_experiment', 'reproduce_dir', 'results_dir', 'committed_dir', 'umask_mode', 'write_atomic', 'write_csv',
-           'write_json', 'read_csv', 'other_tasks_rows', 'write_task_provenance', 'finish_provenance', 'put_row',
-           'cached_tensor', 'FolderBusy', 'folder_lock', 'machine_info', 'utc_now', 'provenance', 'markdown_table',
-           'pivot', 'parse_param', 'run_experiment', 'quiet_kernel', 'live_output', 'notebook_params', 'check_params',
-           'finished', 'unfinish', 'set_aside', 'params_clash', 'is_complete', 'run_all', 'dry_run_root',
-           'dry_run_experiment', 'full_cost', 'cost_row', 'dry_run_all', 'cost_table', 'cost_line']
+__all__ = ['PROFILES', 'EXPERIMENTS', 'INSTALLED', 'USER_RESULTS', 'HEAD_SCANS', 'LOCK', 'KERNEL_ARGS', 'KERNEL_ENV', 'RESERVED',
+           'COMPLETE', 'PREVIOUS', 'FRESH', 'RUN_PARAMS', 'ADDITIVE', 'GPU_ASSUMPTION', 'COST_FILE', 'EVAL_BATCH',
+           'Experiment', 'get_experiment', 'reproduce_dir', 'results_dir', 'committed_dir', 'umask_mode',
+           'write_atomic', 'write_csv', 'write_json', 'read_csv', 'other_tasks_rows', 'write_task_provenance',
+           'finish_provenance', 'put_row', 'cached_tensor', 'head_scan_path', 'cached_head_scan', 'FolderBusy',
+           'folder_lock', 'machine_info', 'utc_now', 'provenance', 'markdown_table', 'pivot', 'parse_param',
+           'run_experiment', 'quiet_kernel', 'live_output', 'notebook_params', 'check_params', 'finished', 'unfinish',
+           'set_aside', 'params_clash', 'is_complete', 'run_all', 'dry_run_root', 'dry_run_experiment', 'full_cost',
+           'cost_row', 'dry_run_all', 'cost_table', 'cost_line']
 
 # %% ../nbs/90_reproduce.ipynb #28ff10e1
 PROFILES = ("smoke", "cpu", "full")
@@ -197,6 +198,23 @@ def cached_tensor(path, compute):
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent); os.close(fd)
     torch.save(value, tmp); umask_mode(tmp); os.replace(tmp, path)
     return value
+
+# %% ../nbs/90_reproduce.ipynb #05839bcc
+HEAD_SCANS = ("one_head", "one_head_per_site")
+
+def head_scan_path(profile: str, task: str, seed: int, what: str, split: str, limit, beam) -> Path:
+    "Where a per-head scan of seed `seed`'s baseline of `task` is cached: the tensor cache, named by the baseline's recipe digest (a baseline retrained with another recipe gets new scans)."
+    from headprune_nb.recipes import cache_dir, baseline_spec, find_recipe, spec_digest
+    if what not in HEAD_SCANS: raise ValueError(f"unknown head scan {what!r}; known: {', '.join(HEAD_SCANS)}")
+    digest = spec_digest(baseline_spec(find_recipe(profile, task), seed))
+    return cache_dir() / "tensors" / profile / f"{task}-seed{seed}-{digest}-{what}-{split}-limit{limit}-beam{beam}.pt"
+
+def cached_head_scan(profile: str, t, seed: int, what: str, metric, split: str, limit, beam):
+    "Michel's scans over the heads of trained baseline `t` (`recipes.trained`): `one_head` masks each head (Table 1; michel2019_pruning's oracle order), `one_head_per_site` keeps each head alone in its layer (Tables 2/3/5/6). The metric per head ([H]) on `limit` examples of `split`, cached at `head_scan_path`: the notebooks share it, and an interrupted run resumes after the scans it finished."
+    from headprune_nb.michel import ablate_each_head, single_head_per_site
+    scan = dict(zip(HEAD_SCANS, (ablate_each_head, single_head_per_site)))
+    path = head_scan_path(profile, t.task, seed, what, split, limit, beam)
+    return cached_tensor(path, lambda: scan[what](t.model, metric))
 
 # %% ../nbs/90_reproduce.ipynb #726c36c8
 LOCK = ".headprune.lock"
