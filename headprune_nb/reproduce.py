@@ -202,19 +202,19 @@ def cached_tensor(path, compute):
 # %% ../nbs/90_reproduce.ipynb #05839bcc
 HEAD_SCANS = ("one_head", "one_head_per_site")
 
-def head_scan_path(profile: str, task: str, seed: int, what: str, split: str, limit, beam) -> Path:
-    "Where a per-head scan of seed `seed`'s baseline of `task` is cached: the tensor cache, named by the baseline's recipe digest (a baseline retrained with another recipe gets new scans)."
-    from headprune_nb.recipes import cache_dir, baseline_spec, find_recipe, spec_digest
+def head_scan_path(t, what: str, split: str, limit, seed: int, beam) -> Path:
+    "Where a per-head scan of trained baseline `t` on `limit` examples of `split` drawn with `seed` is cached: the tensor cache, named by `t.weights` (the digest of its weight files: a retrained or imported baseline gets new scans)."
+    from headprune_nb.recipes import cache_dir
     if what not in HEAD_SCANS: raise ValueError(f"unknown head scan {what!r}; known: {', '.join(HEAD_SCANS)}")
-    digest = spec_digest(baseline_spec(find_recipe(profile, task), seed))
-    return cache_dir() / "tensors" / profile / f"{task}-seed{seed}-{digest}-{what}-{split}-limit{limit}-beam{beam}.pt"
+    return cache_dir() / "tensors" / f"{t.task}-{t.weights}-{what}-{split}-limit{limit}-seed{seed}-beam{beam}.pt"
 
-def cached_head_scan(profile: str, t, seed: int, what: str, metric, split: str, limit, beam):
-    "Michel's scans over the heads of trained baseline `t` (`recipes.trained`): `one_head` masks each head (Table 1; michel2019_pruning's oracle order), `one_head_per_site` keeps each head alone in its layer (Tables 2/3/5/6). The metric per head ([H]) on `limit` examples of `split`, cached at `head_scan_path`: the notebooks share it, and an interrupted run resumes after the scans it finished."
+def cached_head_scan(t, what: str, split: str, limit, seed: int, beam, metric=None):
+    "Michel's scans over the heads of trained baseline `t` (`recipes.trained`): `one_head` masks each head (Table 1; michel2019_pruning's oracle order), `one_head_per_site` keeps each head alone in its layer (Tables 2/3/5/6). The metric per head ([H]), by default `recipes.task_metric` on `limit` examples of `split` drawn with `seed`, cached at `head_scan_path`: the notebooks share it, and an interrupted run resumes after the scans it finished."
     from headprune_nb.michel import ablate_each_head, single_head_per_site
+    from headprune_nb.recipes import task_metric
     scan = dict(zip(HEAD_SCANS, (ablate_each_head, single_head_per_site)))
-    path = head_scan_path(profile, t.task, seed, what, split, limit, beam)
-    return cached_tensor(path, lambda: scan[what](t.model, metric))
+    path = head_scan_path(t, what, split, limit, seed, beam)
+    return cached_tensor(path, lambda: scan[what](t.model, metric or task_metric(t, split, limit, seed, beam=beam)))
 
 # %% ../nbs/90_reproduce.ipynb #726c36c8
 LOCK = ".headprune.lock"

@@ -159,8 +159,10 @@ def test_michel2019_ablation_smoke_tables(tmp_path, monkeypatch, smoke_cache, sm
     assert side["seed"] == 1 and side["command"] and side["machine"] and side["params"]["baseline_weights"]
     assert len(list((out / "scores" / "synthetic_mt").glob("mask-head*-seed1.npz"))) == 24
     from headprune_nb.reproduce import head_scan_path                 # the scans are kept: an interrupted run resumes after them
-    assert all(head_scan_path("smoke", "synthetic_mt", s, "one_head_per_site", "valid", 300, 1).exists() for s in (0, 1))
-    assert head_scan_path("smoke", "synthetic_mt", 0, "one_head", "test", 60, 1).exists()
+    from headprune_nb.recipes import trained
+    mt = {s: trained("smoke", "synthetic_mt", s, progress=False) for s in (0, 1)}     # cached: named by their weights
+    assert all(head_scan_path(mt[s], "one_head_per_site", "valid", 300, 0, 1).exists() for s in (0, 1))
+    assert head_scan_path(mt[0], "one_head", "test", 60, 0, 1).exists()
     from headprune_nb.verdicts import SeedRuns, sample_of                  # scores and kept choices name their baseline
     of1 = SeedRuns("smoke", "cpu", 0, {}, out).of("synthetic_mt", 1)
     assert side["params"]["baseline_of"] == of1 and sample_of(out / "scores" / "synthetic_mt" / "mask-head0-seed1.npz") == of1
