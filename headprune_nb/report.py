@@ -4,7 +4,7 @@
 
 # %% ../nbs/92_report.ipynb #026b1a4c
 from __future__ import annotations
-import base64, html, json, os, time
+import base64, html, json, os, re, time
 from pathlib import Path
 import headprune_nb
 from .reproduce import (EXPERIMENTS, PROFILES, reproduce_dir, results_dir, committed_dir, USER_RESULTS, read_csv,
@@ -14,8 +14,9 @@ from .verdicts import verdict_kind, verdict_counts, verdict_word
 
 # %% auto #0
 __all__ = ['REPORTED', 'PAPERS', 'STYLE', 'CLAIM_COLS', 'check_profiles', 'finished_results', 'published_claims', 'claim_rows',
-           'inside_band', 'three_way_claims', 'side_by_side', 'paper_of', 'claim_evidence', 'budget_moves',
-           'claim_counts', 'to_markdown', 'to_html', 'report_blocks', 'default_report_dir', 'build_report']
+           'inside_band', 'three_way_claims', 'side_by_side', 'paper_of', 'claim_evidence', 'decided_by',
+           'budget_moves', 'claim_counts', 'to_markdown', 'to_html', 'report_blocks', 'default_report_dir',
+           'build_report']
 
 # %% ../nbs/92_report.ipynb #360b8f9c
 REPORTED = ("cpu", "full")          # smoke results are plumbing checks: reported only when asked for
@@ -106,7 +107,8 @@ def three_way_claims(committed: list[dict], yours: list[dict]) -> list[dict]:
         rows.append(dict(experiment=c["experiment"], profile=c["profile"], claim=c["claim"], task=c["task"], of_paper=c.get("of_paper", ""),
                          published=pub.get((c["experiment"], c["claim"])) or c.get("paper", ""),   # else the row's own quote
                          ours=base["ours"] if base else "", interval=(base or {}).get("interval", ""),
-                         rule=(base or y or {}).get("rule", ""), budget=(base or y or {}).get("budget", ""),
+                         rule=(base or y or {}).get("rule", ""), decided_by=(base or y or {}).get("decided_by", ""),
+                         budget=(base or y or {}).get("budget", ""),
                          why=(base or {}).get("why", ""),
                          verdict=base["verdict"] if base else "no committed run",
                          yours=y["ours"] if y else "", your_interval=(y or {}).get("interval", ""),
@@ -131,8 +133,9 @@ def side_by_side(committed: list[dict] | None, yours: list[dict] | None) -> list
     return out
 
 # %% ../nbs/92_report.ipynb #9c895cf8
-PAPERS = {"michel2019": "Michel et al. 2019", "voita": "Voita et al. 2019", "dsp2021": "Li et al. 2021 (DSP)",
-          "pass2023": "PASS 2023", "behnke2020": "Behnke & Heafield 2020", "baselines": "baselines"}
+PAPERS = {"michel2019": "Michel et al. 2019", "dsp2021": "Li et al. 2021 (DSP)", "pass2023": "PASS 2023",
+          "behnke2020": "Behnke & Heafield 2020", "baselines": "baselines"}
+PAPERS["voita"] = PAPERS["dsp2021"]     # voita_lambda checks Li et al.'s re-run of Voita's pruner (their Figure 3, section 5.2)
 
 def paper_of(experiment: str, of_paper: str = "") -> str:
     "The paper an experiment reproduces (by its name's first part), or the one a claim row names (`of_paper`: a key of `PAPERS`)."
@@ -144,7 +147,14 @@ def claim_evidence(c: dict) -> dict:
     seeds = f", {c['seeds']} seeds" if c.get("seeds") not in (None, "") else ""          # a timing has no training seeds
     interval = f"{c['point']:+.2f} [{c['lo']:+.2f}, {c['hi']:+.2f}] ({c.get('level', 0.95):.0%}{seeds})" if has else ""
     if not has and c.get("seeds_holding") not in (None, ""): interval = f"holds in {c['seeds_holding']} seeds"   # verdicts.vote_row
-    return dict(interval=interval, rule=c.get("rule", "") or "", budget=c.get("budget", "") or "", why=c.get("why", "") or "")
+    rule = c.get("rule", "") or ""
+    return dict(interval=interval, rule=rule, decided_by=decided_by(rule), budget=c.get("budget", "") or "", why=c.get("why", "") or "")
+
+def decided_by(rule: str) -> str:
+    "A rule in short, for a summary table: the interval's test (`verdicts.Rule`), a vote per seed (`verdicts.vote_row`), or values shown, not judged."
+    if m := re.match(r"claim: .* ([<>]) (\S+); supported if the interval", rule): return f"interval {m[1]} {m[2]}"
+    if m := re.match(r"per-seed check.*every one of at least (\d+) seeds", rule): return f"one vote per seed: all hold (at least {m[1]} seeds) or none"
+    return "not judged" if "not judged" in rule else ""
 
 def budget_moves(rows: list[dict]) -> list[dict]:
     "One row per (claim, task) of a budgets.csv: the verdict at each phase length (the main table's marked default) and how it moves with the budget: steady (one verdict throughout), moves (decided at some lengths, inconclusive at others) or flips (supported at some, contradicted at others)."
@@ -254,7 +264,9 @@ def report_blocks(found, claims: list[dict], yours=()) -> list[tuple]:
               ("h", 2, "Claims"),
               ("p", "Verdicts per paper (committed runs): supported or contradicted only when the interval (paired bootstrap "
                     "over the evaluation examples, combined with the spread across seeds) excludes the rule's threshold, "
-                    "inconclusive when it straddles it; old style: a two-way verdict from one seed without an interval, or a decisive one from a single training seed (an older rule); other: not run, not checked, or not a test (a property of a method, shown, not decided)."),
+                    "inconclusive when it straddles it; a property with no evaluation sample to resample (a count of heads, "
+                    "a timing against its noise) is checked once per training seed instead: supported if it holds in every "
+                    "seed (at least two), contradicted if in none, inconclusive otherwise (claims.csv: decided_by); old style: a two-way verdict from one seed without an interval, or a decisive one from a single training seed (an older rule); other: not run, not checked, or not a test (a property of a method, shown, not decided)."),
               ("table", claim_counts(claims)), ("table", _claim_table(claims))]
     ran, mine = {(n, p): d for n, p, d in found}, {(n, p): d for n, p, d in yours}
     for name, exp in EXPERIMENTS.items():

@@ -183,7 +183,9 @@ def test_voita_lambda_smoke_sweep_resumes(tmp_path, monkeypatch, smoke_cache):
     assert [r["lam"] for r in again] == [0.01, 0.1, 1.0]
     assert [again[0]["seconds"], again[2]["seconds"]] == [rows[0]["seconds"], rows[1]["seconds"]]   # not rerun
     claims = read_csv(out / "claims.csv")                      # counts along the grid: one vote per seed, no interval
-    assert len(claims) == 3 and all("no interval" in c["rule"] and "seed 0:" in c["ours"] and "seed 1:" in c["ours"] for c in claims)
+    assert len(claims) == 4 and all("no interval" in c["rule"] and "seed 0:" in c["ours"] and "seed 1:" in c["ours"] for c in claims)
+    assert all(c["budget"].endswith(" steps") for c in claims)   # each lambda's joint phase, as every claim row says
+    assert [c["verdict"] for c in claims[2:]] == ["see values"] * 2 and "117" in claims[3]["paper"]   # shown, not judged
     from headprune_nb.verdicts import VERDICTS, verdict_kind
     for c in claims[:2]:                                       # three-way, decided by the two seeds' votes
         assert c["verdict"] in VERDICTS and c["seeds_holding"] in ("0/2", "1/2", "2/2") and verdict_kind(c) == c["verdict"], c
