@@ -295,9 +295,9 @@ def _dry_run_record() -> dict:
 
 # %% ../nbs/90_reproduce.ipynb #344aea8a
 def markdown_table(rows: list[dict], cols: list[str] | None = None, digits: int = 3) -> str:
-    "Rows of dicts as a Markdown table (floats rounded to `digits` significant places)."
+    "Rows of dicts as a Markdown table (floats rounded to `digits` significant places; a `|` in a cell escaped, as tables need)."
     cols = cols or list(dict.fromkeys(k for r in rows for k in r))
-    fmt = lambda v: f"{v:.{digits}g}" if isinstance(v, float) else ("" if v is None else str(v))
+    fmt = lambda v: f"{v:.{digits}g}" if isinstance(v, float) else ("" if v is None else str(v).replace("|", "\\|"))
     lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     lines += ["| " + " | ".join(fmt(r.get(c)) for c in cols) + " |" for r in rows]
     return "\n".join(lines)

@@ -41,3 +41,21 @@ def test_math_is_typeset_in_a_real_browser(site):
     dom = subprocess.run(["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=15000",
                           "--dump-dom", (site / "nbs" / "13_dsp.html").as_uri()], capture_output=True, text=True, timeout=120).stdout
     assert dom.count("<mjx-container") > 20 and "<mjx-merror" not in dom     # typeset, no TeX errors
+
+def cells(line: str) -> int:
+    "Cells of a Markdown table row: `|` separators not escaped."
+    return len(re.split(r"(?<!\\)\|", line.strip())) - 2
+
+@pytest.mark.parametrize("page", ["README.md", "reproduce/report/report.md"])
+def test_every_table_row_has_its_header_cells(page):
+    "A `|` inside a value (a statistic like max |a - b|) is escaped, or the row would spill into columns it does not have."
+    import readme
+    assert readme.cell("max |a - b|") == r"max \|a - b\|" and readme.cell("0.5") == "0.50"
+    lines, bad = (ROOT / page).read_text().splitlines(), []
+    for i, line in enumerate(lines):
+        if i + 1 < len(lines) and line.startswith("|") and re.fullmatch(r"\|(---\|)+", lines[i + 1]):
+            n, j = cells(line), i + 2
+            while j < len(lines) and lines[j].startswith("|"):
+                if cells(lines[j]) != n: bad.append(f"{page}:{j + 1}")
+                j += 1
+    assert not bad, f"rows with more or fewer cells than their header: {bad[:5]}"

@@ -15,9 +15,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 def cell(v: str) -> str:
-    "A number with a fraction to 2 decimals; everything else as it is."
+    "A number with a fraction to 2 decimals; everything else as it is, a `|` escaped (it would end the cell)."
     try: return v if re.fullmatch(r"-?\d+", v) else f"{float(v):.2f}"
-    except ValueError: return v
+    except ValueError: return v.replace("|", "\\|")
 
 def committed_text(rel: str) -> str | None:
     "A results file as git's index has it (what a commit, and so CI, will see), or None if it is not there."
