@@ -1,0 +1,16 @@
+"The committed results (reproduce/results/) read as what they are."
+import csv
+from pathlib import Path
+import pytest
+
+RESULTS = Path(__file__).resolve().parent.parent / "reproduce" / "results"
+
+MASKS = sorted(p for p in RESULTS.rglob("*masks*.csv") if "kept" in p.open().readline().strip().split(","))
+
+@pytest.mark.parametrize("path", MASKS, ids=lambda p: str(p.relative_to(RESULTS)))
+def test_every_mask_has_every_head(path):
+    "A head mask is a 0/1 string with one character per head: one that lost its leading zeros (a CSV read as numbers) misreads."
+    kept = [r["kept"] for r in csv.DictReader(path.open(newline=""))]
+    assert kept and all(set(k) <= {"0", "1"} for k in kept), path
+    lengths = {len(k) for k in kept}
+    assert len(lengths) == 1, f"{path}: masks of lengths {sorted(lengths)}"
