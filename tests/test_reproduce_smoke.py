@@ -216,17 +216,21 @@ def test_dsp2021_smoke_keeps_exactly_k(tmp_path, monkeypatch, smoke_cache, smoke
     assert decided and all(c["verdict"] in ("supported", "contradicted", "inconclusive") for c in decided)
     assert all(c["lo"] <= c["point"] <= c["hi"] and c["seeds"] == 2 and "supported if" in c["rule"] for c in decided)
     # the budget table: the budget forms of the two claims (joint and pipelined DSP at budget_ks, K=2 and K=3; only the
-    # Enc-Dec's K=3 of 24 heads is below H/6), at the default phase (the main table's steps) and at 4 and 12 steps
+    # Enc-Dec's K=3 of 24 heads is below H/6), at the default phase (the main table's steps) and at 4 and 12 steps; the
+    # Enc-Dec's budget_rivals (STE) trained at its K below H/6 too, for a third row with STE among the others
     budget_rows = read_csv(out / "budgets.csv")
     steps = {c["task"]: int(str(c["budget"]).split()[0]) for c in decided}
     forms = {("synthetic_cls", "joint DSP beats pipelined DSP"), ("synthetic_mt", "joint DSP beats pipelined DSP"),
-             ("synthetic_mt", "joint DSP leads pipelined DSP and Michel below H/6")}
+             ("synthetic_mt", "joint DSP leads pipelined DSP and Michel below H/6"),
+             ("synthetic_mt", "joint DSP leads pipelined DSP, Michel and STE below H/6")}
     assert sorted((c["task"], c["claim"].split(" (")[0], c["phase"], c["budget"]) for c in budget_rows) == sorted(
         (t, f, p, b) for t, f in forms for p, b in (("default", steps[t]), ("budget", 4), ("budget", 12)))
     for c in budget_rows:
-        assert "Voita and STE not run" in c["claim"] and c["verdict"] in ("supported", "contradicted", "inconclusive")
+        rival = "STE below" in c["claim"]
+        assert ("Voita not run" if rival else "Voita and STE not run") in c["claim"] and c["verdict"] in ("supported", "contradicted", "inconclusive")
         assert c["lo"] <= c["point"] <= c["hi"] and c["seeds"] == 2 and "supported if" in c["rule"]
-        assert ("(joint DSP - pipelined DSP)" if "beats" in c["claim"] else "(joint DSP - max(pipelined DSP, Michel))") in c["rule"]
+        assert ("(joint DSP - pipelined DSP)" if "beats" in c["claim"] else "(joint DSP - max(pipelined DSP, Michel, STE))" if rival
+                else "(joint DSP - max(pipelined DSP, Michel))") in c["rule"]
         assert c["published_claim"] in {p["claim"] for p in read_csv(reproduce_dir() / "published" / "li2021_claims.csv")}
     band = read_csv(out / "figure2_band.csv")                  # figure 2's bars: every method at every K, over both seeds
     assert {(b["task"], b["method"], b["K"]) for b in band} == {(r["task"], r["method"], r["K"]) for r in rows}
@@ -235,7 +239,8 @@ def test_dsp2021_smoke_keeps_exactly_k(tmp_path, monkeypatch, smoke_cache, smoke
     assert any(abs(b["mean"] - main[b["task"], b["method"], b["K"]]) > 1e-6 for b in band)   # a mean over seeds, not the curve
     assert (out / "scores/synthetic_mt/joint_dsp-K3-seed1-steps12.npz").exists()     # per-example scores kept for resuming
     trained_at_budgets = {p.name.split("-K")[0] for p in out.glob("scores/*/*-steps*.npz")}
-    assert trained_at_budgets == {"pipelined_dsp", "joint_dsp"}                          # Voita, STE: not at budgets; Michel: reused
+    assert trained_at_budgets == {"pipelined_dsp", "joint_dsp", "ste"}                   # Voita: not at budgets; Michel: reused
+    assert {p.name for p in out.glob("scores/*/ste-*-steps*.npz")} == {f"ste-K3-seed{s}-steps{b}.npz" for s in (0, 1) for b in (4, 12)}
     assert not list(out.glob("scores/synthetic_mt/*-K16-*-steps*.npz"))                 # only the K of budget_ks
     # resuming a finished run redoes nothing and gives the same table
     again = run_experiment("dsp2021", "smoke", out_dir=own_copy(out, tmp_path), progress=False)
