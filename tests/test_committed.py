@@ -5,7 +5,7 @@ import pytest
 
 RESULTS = Path(__file__).resolve().parent.parent / "reproduce" / "results"
 
-MASKS = sorted(p for p in RESULTS.rglob("*masks*.csv") if "kept" in p.open().readline().strip().split(","))
+MASKS = sorted(p for p in RESULTS.rglob("*masks*.csv") if "kept" in p.read_text().split("\n", 1)[0].strip().split(","))
 
 @pytest.mark.parametrize("path", MASKS, ids=lambda p: str(p.relative_to(RESULTS)))
 def test_every_mask_has_every_head(path):
