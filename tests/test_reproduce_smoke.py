@@ -308,6 +308,9 @@ def test_pass2023_smoke_equal_k_speed_and_almost_sure(tmp_path, monkeypatch, smo
     again = run_experiment("pass2023", "smoke", out_dir=out, progress=False)   # reopened (not retrained), the same votes
     assert [c for c in read_csv(again / "claims.csv") if c.get("lo") in (None, "")] == votes
     assert read_csv(again / "budgets.csv") == budget_rows
+    monkeypatch.setenv("HEADPRUNE_CACHE", str(tmp_path / "another-machine"))   # no run folder (nor K-selection log) here: the
+    again = run_experiment("pass2023", "smoke", out_dir=out, progress=False)   # baselines retrain, every finished row stays
+    assert read_csv(again / "decided.csv") == decided and read_csv(again / "table1.csv") == rows
 
 def test_behnke2020_smoke_rounds_tables_and_resume(tmp_path, monkeypatch, smoke_cache, smoke_run):
     monkeypatch.setenv("HEADPRUNE_CACHE", str(smoke_cache))
@@ -342,3 +345,14 @@ def test_behnke2020_smoke_rounds_tables_and_resume(tmp_path, monkeypatch, smoke_
     again = run_experiment("behnke2020", "smoke", out_dir=tmp_path / "b", progress=False)   # everything from the cache
     assert read_csv(again / "rounds.csv") == rounds
     assert read_csv(again / "table3.csv") == read_csv(out / "table3.csv")
+    apart = tmp_path / "apart"                                             # seed 1 finished on its own (another session, another
+    shutil.copytree(out / "seed1", apart / "seed1")                        # machine): the main run reads it back, runs it not again
+    seed1_prov = (apart / "seed1" / "provenance.json").read_text()
+    gathered = run_experiment("behnke2020", "smoke", out_dir=apart, progress=False)
+    assert (apart / "seed1" / "provenance.json").read_text() == seed1_prov
+    assert [c for c in read_csv(gathered / "claims.csv") if c.get("lo") not in (None, "")] == three_way
+    assert json.loads((gathered / "provenance.json").read_text())["other_seeds"]["1"]["finished_utc"] == json.loads(seed1_prov)["finished_utc"]
+    done = json.loads((apart / "seed1" / "complete.json").read_text())     # finished with other (additive) parameters: run again
+    (apart / "seed1" / "complete.json").write_text(json.dumps(dict(done, params=dict(done["params"], rounds=2))))
+    run_experiment("behnke2020", "smoke", out_dir=apart, progress=False)
+    assert json.loads((apart / "seed1" / "complete.json").read_text())["params"] == done["params"]
