@@ -345,14 +345,15 @@ def test_behnke2020_smoke_rounds_tables_and_resume(tmp_path, monkeypatch, smoke_
     again = run_experiment("behnke2020", "smoke", out_dir=tmp_path / "b", progress=False)   # everything from the cache
     assert read_csv(again / "rounds.csv") == rounds
     assert read_csv(again / "table3.csv") == read_csv(out / "table3.csv")
-    apart = tmp_path / "apart"                                             # seed 1 finished on its own (another session, another
-    shutil.copytree(out / "seed1", apart / "seed1")                        # machine): the main run reads it back, runs it not again
+    apart = tmp_path / "apart"                                             # seed 1 run on its own (another session, another machine)
+    run_experiment("behnke2020", "smoke", out_dir=apart / "seed1", progress=False, params=dict(seed=1, seeds=[1]))
     seed1_prov = (apart / "seed1" / "provenance.json").read_text()
-    gathered = run_experiment("behnke2020", "smoke", out_dir=apart, progress=False)
+    gathered = run_experiment("behnke2020", "smoke", out_dir=apart, progress=False)   # the main run reads it back, runs it not again
     assert (apart / "seed1" / "provenance.json").read_text() == seed1_prov
     assert [c for c in read_csv(gathered / "claims.csv") if c.get("lo") not in (None, "")] == three_way
     assert json.loads((gathered / "provenance.json").read_text())["other_seeds"]["1"]["finished_utc"] == json.loads(seed1_prov)["finished_utc"]
-    done = json.loads((apart / "seed1" / "complete.json").read_text())     # finished with other (additive) parameters: run again
-    (apart / "seed1" / "complete.json").write_text(json.dumps(dict(done, params=dict(done["params"], rounds=2))))
+    p = json.loads(seed1_prov)                                             # one run with another beam: set aside, run again
+    (apart / "seed1" / "provenance.json").write_text(json.dumps(dict(p, params=dict(p["params"], beam=2))))
     run_experiment("behnke2020", "smoke", out_dir=apart, progress=False)
-    assert json.loads((apart / "seed1" / "complete.json").read_text())["params"] == done["params"]
+    assert json.loads((apart / "seed1" / "provenance.json").read_text())["params"] == p["params"]
+    assert json.loads((apart / "seed1.previous" / "provenance.json").read_text())["params"]["beam"] == 2
