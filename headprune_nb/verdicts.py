@@ -126,7 +126,8 @@ def save_sample(path, s: Sample, of: str | None = None) -> Path:
     try:
         np.savez(tmp, kind=np.array(s.kind), data=np.asarray(s.data), made=np.array(_made()),
                  **({} if of is None else {"of": np.array(of)}))
-        os.replace(tmp, path)
+        from headprune_nb.reproduce import umask_mode
+        umask_mode(tmp); os.replace(tmp, path)                 # mkstemp makes 0600: the mode a plain open would give
     except BaseException:
         Path(tmp).unlink(missing_ok=True); raise
     return path
