@@ -90,7 +90,7 @@ EXPERIMENTS = {e.name: e for e in [
                "(the pruned architectures re-initialised), Table 7 (translation time and size), section 8 claims",
                ("behnke2020_table3.csv", "behnke2020_table4.csv", "behnke2020_table5.csv", "behnke2020_table7.csv",
                 "behnke2020_claims.csv"),
-               {"smoke": "about 9 s (8.7 s measured, 2 idle cores: a plumbing check, 4 tiny translation models on 64 pairs)", "cpu": "about 2.1 h per seed on 2 cores (measured for the three-seed re-run: seed 2 about 7,580 s at c0fecea and e27e316, the main seed 0 about 7,950 s at d73c0bf and d66ff21, the re-initialised controls of rounds 12 and 15 about 740-920 s each; it trains its own Multi30k models); the default three seeds about 6.5 h, each other seed a whole lottery into <out>/seed<s> that can run apart and is read back by the main run; resumable",
+               {"smoke": "about 9 s (8.7 s measured, 2 idle cores: a plumbing check, 4 tiny translation models on 64 pairs)", "cpu": "about 2.2 h per seed on 2 cores (measured for the three-seed re-run: seed 2 about 7,580 s at c0fecea and e27e316, the main seed 0 about 7,950 s at d73c0bf and d66ff21, the re-initialised controls of rounds 12 and 15 about 740-920 s each; it trains its own Multi30k models); the default three seeds about 6.5 h, each other seed a whole lottery into <out>/seed<s> that can run apart and is read back by the main run; resumable",
                 "full": "one GPU; GPU hours: the cost line below (IWSLT14, 7 rounds, 7 converged and 5 re-initialised runs of 60 epochs)"}, "Behnke & Heafield 2020 Tables 3, 5, 7"),
 ]}
 
