@@ -360,6 +360,6 @@ def test_behnke2020_smoke_rounds_tables_and_resume(tmp_path, monkeypatch, smoke_
     alone = tmp_path / "alone" / "seed1"                                  # seed 1 started on its own, interrupted: the main run
     alone.mkdir(parents=True)                                              # says how to finish it, and does not run it with its own
     (alone / ".headprune-params.json").write_text(json.dumps(dict(profile="smoke", params=dict(seed=1, seeds=[1]))))
-    with pytest.raises(Exception, match=r"seed 1: .*unfinished run started on its own; finish it first .*--param 'seed=1' --param 'seeds=\[1\]'"):
+    with pytest.raises(Exception, match=r'seed 1: .*unfinished run started on its own; finish it first .*--param "seed=1" --param "seeds=\[1\]"'):
         run_experiment("behnke2020", "smoke", out_dir=alone.parent, progress=False)
     assert [f.name for f in alone.iterdir()] == [".headprune-params.json"]          # left as it was
