@@ -2,7 +2,7 @@
 #   make reproduce   install into .venv, run the default reproduction (Michel et al. Table 4, cpu profile) into
 #                    ./headprune-results/ and build its report there (published | committed | yours); git stays clean
 #   make test        install into .venv, then run the whole test suite (what CI runs on 2 cores, install and the dry runs
-#                    included: 1,432 and 1,994 s in the last two CI runs, before the smoke runs were shared)
+#                    included: 1,116 to 1,347 s in the last three CI runs)
 #   make dist        build the sdist and the wheel into dist/
 #   make refresh     maintainers: re-run EXPERIMENT afresh into the committed reproduce/results/PROFILE/EXPERIMENT
 #                    (the old run set aside in EXPERIMENT.previous; an interrupted refresh resumes when re-run)
