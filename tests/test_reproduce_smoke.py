@@ -3,7 +3,7 @@
 Each notebook's default smoke run is made once (`smoke_run`, in one cache of smoke baselines that the
 baselines notebook fills first: seed 0's baselines; the other seeds' are trained on demand by `trained`)
 and read by every test about it; a test that resumes or changes a run does so in its own copy of the folder."""
-import json, shutil
+import json, re, shutil
 import pytest
 from headprune_nb.reproduce import EXPERIMENTS, run_experiment, read_csv, reproduce_dir
 
@@ -185,11 +185,17 @@ def test_voita_lambda_smoke_sweep_resumes(tmp_path, monkeypatch, smoke_cache):
     claims = read_csv(out / "claims.csv")                      # counts along the grid: one vote per seed, no interval
     assert len(claims) == 4 and all("no interval" in c["rule"] and "seed 0:" in c["ours"] and "seed 1:" in c["ours"] for c in claims)
     assert all(c["budget"].endswith(" steps") for c in claims)   # each lambda's joint phase, as every claim row says
-    assert [c["verdict"] for c in claims[2:]] == ["see values"] * 2 and "117" in claims[3]["paper"]   # shown, not judged
-    from headprune_nb.verdicts import VERDICTS, verdict_kind
-    for c in claims[:2]:                                       # three-way, decided by the two seeds' votes
+    from headprune_nb.verdicts import VERDICTS, verdict_kind, seed_vote
+    for c in claims:                                           # three-way, decided by the two seeds' votes
         assert c["verdict"] in VERDICTS and c["seeds_holding"] in ("0/2", "1/2", "2/2") and verdict_kind(c) == c["verdict"], c
-        assert (c["verdict"] == "inconclusive") == (c["seeds_holding"] == "1/2"), c
+    for c in claims[:2]: assert (c["verdict"] == "inconclusive") == (c["seeds_holding"] == "1/2"), c
+    H = int(re.search(r"of (\d+),", claims[3]["ours"])[1])
+    counts = [[r["heads_kept"] for r in again], [r["heads_kept"] for r in read_csv(out / "sweep_seeds.csv")]]   # lambda ascending
+    bound = [False if max(k) >= H else True if k[0] == k[1] else None for k in counts]   # a seed still rising at the small end: None
+    assert claims[3]["verdict"] == seed_vote(bound)[0] and "117" in claims[3]["paper"], (counts, claims[3])
+    reach = [False if set(k) >= set(range(H + 1)) else b or None for k, b in zip(counts, bound)]
+    assert claims[2]["verdict"] == seed_vote(reach)[0], (counts, claims[2])
+    assert "within the noise" not in claims[2]["why"] + claims[3]["why"]      # an undecided seed is the grid's, not noise
 
 def test_dsp2021_smoke_keeps_exactly_k(tmp_path, monkeypatch, smoke_cache, smoke_run):
     monkeypatch.setenv("HEADPRUNE_CACHE", str(smoke_cache))
