@@ -329,6 +329,9 @@ def test_behnke2020_smoke_rounds_tables_and_resume(tmp_path, monkeypatch, smoke_
     assert [r["round"] for r in read_csv(out / "table5.csv")] == [3]
     t7 = read_csv(out / "table7.csv")
     assert t7[0]["model"] == "baseline" and t7[1]["params"] < t7[0]["params"]   # physically smaller
+    import statistics
+    times = [[float(x) for x in str(r["times"]).split()] for r in t7]            # every timing kept: the noise is measured
+    assert [len(t) for t in times] == [3, 3] and all(abs(statistics.median(t) - r["seconds"]) < 1e-4 for t, r in zip(times, t7))
     claims = read_csv(out / "claims.csv")
     assert len(claims) == 6
     three_way = [c for c in claims if c.get("lo") not in (None, "")]        # the two BLEU comparisons: interval over sentences
@@ -345,7 +348,14 @@ def test_behnke2020_smoke_rounds_tables_and_resume(tmp_path, monkeypatch, smoke_
     assert all(abs(b["bleu_from_scores"] - r["bleu"]) < 0.006 for b, r in zip(band, read_csv(out / "table3.csv")))
     votes = [c for c in claims if c not in three_way]                      # counts of heads, a timing: one vote per seed
     assert all(verdict_kind(c) == c["verdict"] and "no interval" in c["rule"] and c["seeds_holding"] in ("0/2", "1/2", "2/2")
-               and (c["verdict"] == "inconclusive") == (c["seeds_holding"] == "1/2") and "seed 1:" in c["ours"] for c in votes), votes
+               and (c["verdict"] == "inconclusive") == (c["seeds_holding"] == "1/2" or "within the noise" in c["why"])
+               and "seed 1:" in c["ours"] for c in votes), votes
+    from headprune_nb.verdicts import seed_vote
+    def faster(folder):                                                      # a seed's vote: separated timings, else none
+        base_t, pruned_t = ([float(x) for x in str(r["times"]).split()] for r in read_csv(folder / "table7.csv"))
+        return True if max(pruned_t) < min(base_t) else False if min(pruned_t) > max(base_t) else None
+    fast = next(c for c in claims if c["claim"] == "The pruned model translates faster")
+    assert fast["verdict"] == seed_vote([faster(out), faster(out / "seed1")])[0], (fast, faster(out), faster(out / "seed1"))
     one = run_experiment("behnke2020", "smoke", out_dir=tmp_path / "one", progress=False, params=dict(seeds=[0]))
     assert all(c["verdict"] == "inconclusive" for c in read_csv(one / "claims.csv") if c["verdict"] != "not checked")   # one seed
     again = run_experiment("behnke2020", "smoke", out_dir=tmp_path / "b", progress=False)   # everything from the cache
