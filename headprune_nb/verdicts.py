@@ -13,9 +13,9 @@ import torch
 from .bench import t_quantile          # the Student-t critical values, shared with the timing intervals
 
 # %% auto #0
-__all__ = ['LEVEL', 'N_BOOT', 'NOTICEABLE', 'CLOSE', 'ALMOST_EVERY', 'MIN_SEEDS', 'VERDICTS', 'OLD_STYLE', 'ONE_SEED', 'SEEDS',
-           'BUDGETS', 'ngram_stats', 'bleu_from_stats', 'Sample', 'correct_per_example', 'bleu_sample', 'task_scorer',
-           'score_masked', 'save_sample', 'load_sample', 'sample_of', 'sample_made', 'cached_sample',
+__all__ = ['LEVEL', 'N_BOOT', 'NOTICEABLE', 'CLOSE', 'ALMOST_EVERY', 'MIN_SEEDS', 'VERDICTS', 'NOISE', 'OLD_STYLE', 'ONE_SEED',
+           'SEEDS', 'BUDGETS', 'ngram_stats', 'bleu_from_stats', 'Sample', 'correct_per_example', 'bleu_sample',
+           'task_scorer', 'score_masked', 'save_sample', 'load_sample', 'sample_of', 'sample_made', 'cached_sample',
            'resample_weights', 'ordinal', 'nth_best', 'Evidence', 'evidence', 'Rule', 'decide', 'claim_row',
            'seed_vote', 'vote_row', 'verdict_word', 'verdict_kind', 'verdict_counts', 'phase_limit', 'phase_plan',
            'SeedRuns', 'budget_table', 'seed_band']
@@ -249,19 +249,21 @@ def claim_row(claim: str, task: str, rule: Rule, ev: Evidence, budget=None, min_
                 budget="" if budget is None else budget, why=why, **extra)
 
 # %% ../nbs/93_verdicts.ipynb #c0a1e5v2
-def seed_vote(holds, min_seeds: int = MIN_SEEDS) -> tuple[str, str]:
+NOISE = "within the noise"         # seed_vote's word for the seeds that vote None (a reader of `why` can find them by it)
+
+def seed_vote(holds, min_seeds: int = MIN_SEEDS, undecided: str = NOISE) -> tuple[str, str]:
     "(verdict, reason) of a property checked once per training seed: `holds` has one bool per seed, or None where that seed's check is within its noise."
     holds = [None if h is None else bool(h) for h in holds]
     n, k, u = len(holds), sum(h is True for h in holds), sum(h is None for h in holds)
     verdict = "supported" if n and k == n else "contradicted" if n and k == 0 and u == 0 else "inconclusive"
     if verdict == "inconclusive":
-        return verdict, (f"holds in {k} of {n} seeds" + (f", within the noise in {u}" if u else "")) if n else "no seed checked"
+        return verdict, (f"holds in {k} of {n} seeds" + (f", {undecided} in {u}" if u else "")) if n else "no seed checked"
     if n < min_seeds: return "inconclusive", f"{n} seed(s): would be {verdict}, but training noise is not measured"
     return verdict, f"holds in {'all' if k else 'none'} of {n} seeds"
 
-def vote_row(claim: str, task: str, what: str, holds, ours: str, min_seeds: int = MIN_SEEDS, **extra) -> dict:
+def vote_row(claim: str, task: str, what: str, holds, ours: str, min_seeds: int = MIN_SEEDS, undecided: str = NOISE, **extra) -> dict:
     "One claims.csv row for a property checked per seed (`what`, in words): verdict by `seed_vote`, its rule written."
-    verdict, why = seed_vote(holds, min_seeds)
+    verdict, why = seed_vote(holds, min_seeds, undecided)
     return dict(claim=claim, task=task, ours=ours, verdict=verdict, seeds=len(holds), seeds_holding=f"{sum(h is True for h in holds)}/{len(holds)}",
                 rule=f"per-seed check, no interval: {what}; supported if it holds in every one of at least {min_seeds} seeds, "
                      "contradicted if in none, else inconclusive", why=why, **extra)
