@@ -11,7 +11,7 @@ from torch import nn
 from torch.utils.flop_counter import FlopCounterMode
 from tqdm.auto import tqdm
 from .heads import HeadIndex
-from .data import dry_cap, dry_replay, DRY_RUN_ENV
+from .store import dry_cap, dry_replay, DRY_RUN_ENV
 
 # %% auto #0
 __all__ = ['COMPETING_CORES', 'COMPETING_STEAL_PCT', 'JUDGE_SECONDS', 'LOAD_FIELDS', 'n_params', 'size_on_disk', 'random_batch',
@@ -261,7 +261,7 @@ class Rows(list):
              "ideal_speedup_pct", "share_of_ideal_gain", "repeats", "other_cores", "competing")
     def table(self, cols=None) -> str:
         "The rows as a Markdown table of `cols` (default: those of `SHOWN` present)."
-        from headprune_nb.reproduce import markdown_table
+        from headprune_nb.store import markdown_table
         cols = cols or [c for c in self.SHOWN if any(c in r for r in self)]
         return markdown_table(list(self), cols)
     def __str__(self): return self.table()

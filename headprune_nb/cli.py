@@ -87,8 +87,8 @@ def _parser() -> argparse.ArgumentParser:
 # %% ../nbs/91_cli.ipynb #bb6f5720
 def cmd_list(args) -> None:
     from headprune_nb.reproduce import EXPERIMENTS, PROFILES, cost_line
-    print("Times: smoke and cpu as measured on 2 CPU cores (each says how; other work on the machine makes them longer); "
-          "full: an estimate for one GPU.\n")
+    print("Times: smoke and cpu measured on 2 CPU cores (other work on the machine makes them longer); full: GPU hours for one "
+          "GPU. How each committed run went: its provenance.json in reproduce/results/<profile>/<name>/, and CHANGELOG.md.\n")
     for e in EXPERIMENTS.values():
         print(f"{e.name}\n  {e.title}\n  checks: {e.checks}\n  profiles: {', '.join(PROFILES)}"
               + "".join(f"\n    {p}: {t}" for p, t in e.runtime.items())
@@ -96,7 +96,8 @@ def cmd_list(args) -> None:
     _print_cost_table()
 
 def _print_cost_table():
-    from headprune_nb.reproduce import cost_table, markdown_table, GPU_ASSUMPTION, COST_FILE
+    from headprune_nb.reproduce import cost_table, GPU_ASSUMPTION, COST_FILE
+    from headprune_nb.store import markdown_table
     rows = cost_table()
     if not rows: return
     print(f"\nWhat each full run costs (estimated by `headprune reproduce --all --profile full --dry-run`, reproduce/{COST_FILE}; "
@@ -174,7 +175,7 @@ def cmd_bench(args) -> None:
     from headprune_nb.models import load_model
     from headprune_nb.heads import HeadIndex, random_keep_mask
     from headprune_nb.bench import throughput, compare_pruned, n_params
-    from headprune_nb.reproduce import markdown_table, write_csv
+    from headprune_nb.store import markdown_table, write_csv
     sizes = _batch_sizes(args.batch_sizes)
     if not 0 < args.keep_fraction <= 1: raise ValueError(f"--keep-fraction must be in (0, 1]; got {args.keep_fraction}")
     if args.out: _check_out_file(args.out)                 # before the benchmark, not after
@@ -215,7 +216,7 @@ def _import_target(args):
 def cmd_import_fairseq(args) -> None:
     from headprune_nb.fairseq_adapter import import_fairseq, check_import
     from headprune_nb.heads import HeadIndex
-    from headprune_nb.reproduce import markdown_table, provenance, write_json
+    from headprune_nb.store import markdown_table, provenance, write_json
     if args.check and not (args.corpus or args.as_recipe): raise ValueError("--check needs test data: pass --corpus multi30k|iwslt14")
     out, recipe = _import_target(args)
     corpus = args.corpus or (recipe.corpus if recipe else None)

@@ -7,15 +7,15 @@ from __future__ import annotations
 import contextlib, csv, os, random
 from dataclasses import dataclass
 from pathlib import Path
+from .store import DRY_RUN_ENV, DRY_RUN_LOG, DRY_RUN_CAPS, dry_run, dry_cap, dry_note, dry_batches, dry_replay, dry_notes
 
 # %% auto #0
-__all__ = ['DRY_RUN_ENV', 'DRY_RUN_LOG', 'DRY_RUN_CAPS', 'FIXTURES', 'GLUE_TASKS', 'FULL_SIZES', 'IWSLT14_TEST', 'DICTS',
-           'data_dir', 'dry_run', 'dry_cap', 'dry_note', 'DryBatches', 'dry_batches', 'dry_replay', 'dry_notes',
-           'fixtures_dir', 'GlueTask', 'Example', 'glue_task', 'utf8_lines', 'read_glue_file', 'load_glue',
-           'read_lines', 'read_parallel', 'moses_tokenize', 'clean_pairs', 'learn_bpe', 'apply_bpe', 'remove_bpe',
-           'prepare_translation', 'prepare_iwslt14', 'Vocab', 'read_fairseq_dict', 'PairVocab', 'vocab_pair',
-           'save_vocab', 'vocab_beside', 'bucket_batches', 'collate_classification', 'collate_translation',
-           'synthetic_classification', 'synthetic_translation', 'WordTokenizer']
+__all__ = ['FIXTURES', 'GLUE_TASKS', 'FULL_SIZES', 'IWSLT14_TEST', 'DICTS', 'data_dir', 'fixtures_dir', 'GlueTask', 'Example',
+           'glue_task', 'utf8_lines', 'read_glue_file', 'load_glue', 'read_lines', 'read_parallel', 'moses_tokenize',
+           'clean_pairs', 'learn_bpe', 'apply_bpe', 'remove_bpe', 'prepare_translation', 'prepare_iwslt14', 'Vocab',
+           'read_fairseq_dict', 'PairVocab', 'vocab_pair', 'save_vocab', 'vocab_beside', 'bucket_batches',
+           'collate_classification', 'collate_translation', 'synthetic_classification', 'synthetic_translation',
+           'WordTokenizer']
 
 # %% ../nbs/05_data.ipynb #5eb9867f
 def data_dir(path=None) -> Path | None:
@@ -28,61 +28,8 @@ def data_dir(path=None) -> Path | None:
                                 "point it at a folder laid out like shared/data (glue/, multi30k/, iwslt14.tokenized.de-en/)")
     return p
 
-# %% ../nbs/05_data.ipynb #b308b129
-DRY_RUN_ENV, DRY_RUN_LOG = "HEADPRUNE_DRY_RUN", "dry_run.jsonl"
-DRY_RUN_CAPS = dict(train_examples=4, eval_examples=4, batch_size=2, max_len=16, mt_batches=2, mt_max_tokens=48,
-                    steps=2,            # optimizer steps executed per training phase (schedules still span the real steps)
-                    repeats=2, masks=1, # timed repeats (a speed-up's interval needs two pairs); random masks per level
-                    bench_seq_len=8,    # tokens per example in timings (the real batch sizes are kept)
-                    decode_len=4,       # new tokens per sentence in beam search (a random model never stops by itself)
-                    executions=1)       # times one code path runs in full per dry run; the repeats are replayed (dry_replay)
+# %% ../nbs/05_data.ipynb #5f0e1a06
 FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "data" if "__file__" in globals() else Path("../tests/fixtures/data").resolve()
-
-def dry_run() -> bool:
-    "Is this a dry run of the full profile? (`headprune reproduce ... --dry-run` sets $HEADPRUNE_DRY_RUN to its folder.)"
-    return os.environ.get(DRY_RUN_ENV, "") not in ("", "0")
-
-def dry_cap(value, what: str):
-    "`value` capped at `DRY_RUN_CAPS[what]` in a dry run (None, meaning everything, is capped too); `value` otherwise."
-    if not dry_run(): return value
-    return DRY_RUN_CAPS[what] if value is None else min(value, DRY_RUN_CAPS[what])
-
-def dry_note(kind: str, **info) -> None:
-    "In a dry run, append `{kind, **info}` as one JSON line to $HEADPRUNE_DRY_RUN/dry_run.jsonl (what stood in, what the full run does)."
-    folder = Path(os.environ.get(DRY_RUN_ENV, "") or ".")
-    if not dry_run() or not folder.is_dir(): return
-    import json
-    with open(folder / DRY_RUN_LOG, "a", encoding="utf-8") as f: f.write(json.dumps(dict(kind=kind, **info), default=str) + "\n")
-
-class DryBatches(list):
-    "A dry run's few batches standing for an epoch of `n` (its length): the loop's schedules and epoch arithmetic see the real epoch, item i is batch i mod the few."
-    def __init__(self, batches, n: int): super().__init__(batches); self.n = max(1, n)
-    def __len__(self): return self.n
-    def __getitem__(self, i): return super().__getitem__(i % super().__len__())
-
-def dry_batches(batches, n: int):
-    "`batches` (epoch -> list) as an epoch of `n` batches in a dry run (`DryBatches`); unchanged otherwise."
-    if not dry_run(): return batches
-    return lambda epoch: DryBatches(batches(epoch), n)
-
-_PATHS_MET: dict = {}
-
-def dry_replay(path) -> bool:
-    """In a dry run, True once code path `path` (a key naming what changes the code taken, not the numbers: a pruner's
-    class and flags, say) has already run `DRY_RUN_CAPS['executions']` times in this dry run: the caller then replays it
-    cheaply (no optimizer steps, no timing) and says so, once, in dry_run.jsonl. Always False outside a dry run."""
-    if not dry_run(): return False
-    key = (os.environ[DRY_RUN_ENV], path)
-    _PATHS_MET[key] = _PATHS_MET.get(key, 0) + 1
-    if _PATHS_MET[key] <= DRY_RUN_CAPS["executions"]: return False
-    if _PATHS_MET[key] == DRY_RUN_CAPS["executions"] + 1: dry_note("replay", path=path)     # noted once
-    return True
-
-def dry_notes(folder) -> list[dict]:
-    "The notes a dry run left in `folder` (empty if none)."
-    import json
-    p = Path(folder) / DRY_RUN_LOG
-    return [json.loads(l) for l in p.read_text(encoding="utf-8").splitlines() if l.strip()] if p.exists() else []
 
 def fixtures_dir() -> Path:
     "The small data files in the real formats under tests/fixtures/data (a checkout's; a wheel has none)."

@@ -199,7 +199,7 @@ def import_fairseq(checkpoint, out_dir, data_dir=None, trust_checkpoint: bool = 
     from headprune_nb.prune import save_pruned
     from headprune_nb.data import save_vocab
     from headprune_nb.recipes import ORIGIN, files_sha1
-    from headprune_nb.reproduce import write_json
+    from headprune_nb.store import write_json
     fs, vocab = load_fairseq_checkpoint(checkpoint, data_dir, trust_checkpoint)
     hf = to_hf_encdec(fs)
     out_dir = Path(out_dir)

@@ -16,7 +16,7 @@ from .heads import HeadIndex, top_k_mask, as_matrix
 from .gates import head_gates
 from .prune import prune_heads, save_pruned, load_pruned
 from .train import TrainConfig, train
-from .reproduce import write_json
+from .store import write_json
 
 # %% auto #0
 __all__ = ['TICKET', 'head_confidence', 'heads_per_round', 'least_confident', 'drop', 'rewind', 'late_reset_ticket', 'lottery',

@@ -16,7 +16,7 @@ from .gates import head_gates
 from .prune import check_keep
 from .fidelity import check_variant
 import os
-from .data import dry_run, dry_note, dry_replay, DRY_RUN_CAPS, DRY_RUN_ENV
+from .store import dry_run, dry_note, dry_replay, DRY_RUN_CAPS, DRY_RUN_ENV
 
 # %% auto #0
 __all__ = ['example_losses', 'normalize_per_site', 'head_importance', 'pruning_schedule', 'masked_value', 'evaluate_masked',

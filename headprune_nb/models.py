@@ -8,7 +8,7 @@ from pathlib import Path
 import torch
 from torch import nn
 from transformers import BertConfig, BertForSequenceClassification, MarianConfig, MarianMTModel
-from .data import dry_run, dry_note
+from .store import dry_run, dry_note
 
 # %% auto #0
 __all__ = ['ENCDEC_SHAPES', 'ARCHITECTURES', 'HUB_NAMES', 'encdec_config', 'bert_config', 'tiny_bert', 'tiny_encdec',

@@ -137,7 +137,7 @@ def save_pruned(model: nn.Module, path, tokenizer=None, overwrite: bool = False)
     import shutil, uuid
     from safetensors.torch import save_model
     from headprune_nb.gates import clear_head_gates
-    from headprune_nb.reproduce import umask_mode
+    from headprune_nb.store import umask_mode
     path = Path(path)
     if path.exists() and not path.is_dir(): raise FileExistsError(f"{path} is a file; save_pruned writes a folder there")
     if path.is_dir() and any(path.iterdir()) and not is_saved_model(path) and not overwrite:

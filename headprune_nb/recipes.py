@@ -10,7 +10,8 @@ from pathlib import Path
 import torch
 from .data import (load_glue, glue_task, bucket_batches, collate_classification, collate_translation,
                                synthetic_classification, synthetic_translation, Vocab, vocab_beside, read_lines, prepare_translation,
-                               data_dir, WordTokenizer, dry_run, dry_cap, dry_note, dry_replay, dry_batches, FULL_SIZES, FIXTURES)
+                               data_dir, WordTokenizer, FULL_SIZES, FIXTURES)
+from .store import dry_run, dry_cap, dry_note, dry_replay, dry_batches
 from .train import TrainConfig, train, task_loss, accuracy, translate, bleu
 
 # %% auto #0
@@ -256,7 +257,7 @@ def baseline_record(path, r, seed: int, new: bool = False) -> dict:
         print(f"{path}: cached without a record of its recipe (an older version); taken as trained with today's recipe "
               f"(delete the folder to retrain)", file=sys.stderr)
     rec = dict(baseline_spec(r, seed), weights=weights_digest(path))
-    from headprune_nb.reproduce import write_json
+    from headprune_nb.store import write_json
     write_json(p, rec)
     return rec
 
@@ -449,7 +450,7 @@ def replay_phase(pruner, cfg: TrainConfig, n_batches: int, out_dir, device: str 
     """A dry run's replay of a pruning phase whose code path trained already: no model copy, no optimizer step. The pruner's
     gates, penalty and log row and the learning rate are evaluated at the phase's first and last real steps, into `out_dir/log.csv`."""
     from headprune_nb.train import lr_factor
-    from headprune_nb.reproduce import write_csv
+    from headprune_nb.store import write_csv
     span, rows = cfg.epochs * n_batches, []
     pruner.to(device).train()
     with torch.no_grad():

@@ -8,17 +8,18 @@ import contextlib, csv, io, json, os, platform, subprocess, sys, tempfile, time
 from dataclasses import dataclass, field
 from pathlib import Path
 import headprune_nb
+from .store import (umask_mode, write_atomic, write_csv, write_json, read_csv, other_tasks_rows, put_row, cached_tensor,
+                    finish_provenance, write_task_provenance, folder_lock, FolderBusy, LOCK, provenance, utc_now, machine_info,
+                    markdown_table, pivot)
+from .runs import HEAD_SCANS, head_scan_path, cached_head_scan
 
 # %% auto #0
-__all__ = ['PROFILES', 'EXPERIMENTS', 'INSTALLED', 'USER_RESULTS', 'HEAD_SCANS', 'LOCK', 'KERNEL_ARGS', 'KERNEL_ENV', 'RESERVED',
-           'COMPLETE', 'PREVIOUS', 'FRESH', 'RUN_PARAMS', 'ADDITIVE', 'GPU_ASSUMPTION', 'COST_FILE', 'EVAL_BATCH',
-           'Experiment', 'get_experiment', 'reproduce_dir', 'results_dir', 'committed_dir', 'umask_mode',
-           'write_atomic', 'write_csv', 'write_json', 'read_csv', 'other_tasks_rows', 'write_task_provenance',
-           'finish_provenance', 'put_row', 'cached_tensor', 'head_scan_path', 'cached_head_scan', 'FolderBusy',
-           'folder_lock', 'machine_info', 'utc_now', 'provenance', 'markdown_table', 'pivot', 'parse_param',
-           'run_experiment', 'quiet_kernel', 'live_output', 'notebook_params', 'check_params', 'finished', 'unfinish',
-           'set_aside', 'params_clash', 'is_complete', 'run_all', 'dry_run_root', 'dry_run_experiment', 'full_cost',
-           'cost_row', 'dry_run_all', 'cost_table', 'cost_line']
+__all__ = ['PROFILES', 'EXPERIMENTS', 'INSTALLED', 'USER_RESULTS', 'KERNEL_ARGS', 'KERNEL_ENV', 'RESERVED', 'COMPLETE',
+           'PREVIOUS', 'FRESH', 'RUN_PARAMS', 'ADDITIVE', 'GPU_ASSUMPTION', 'COST_FILE', 'EVAL_BATCH', 'Experiment',
+           'get_experiment', 'reproduce_dir', 'results_dir', 'committed_dir', 'parse_param', 'run_experiment',
+           'quiet_kernel', 'live_output', 'notebook_params', 'check_params', 'finished', 'unfinish', 'set_aside',
+           'params_clash', 'is_complete', 'run_all', 'dry_run_root', 'dry_run_experiment', 'full_cost', 'cost_row',
+           'dry_run_all', 'cost_table', 'cost_line']
 
 # %% ../nbs/90_reproduce.ipynb #28ff10e1
 PROFILES = ("smoke", "cpu", "full")
@@ -40,58 +41,66 @@ EXPERIMENTS = {e.name: e for e in [
                "Michel et al. 2019 Table 4 (BERT examples/s, original vs 50% heads removed, batch 1/4/16/64); "
                "Li et al. 2021 Figure 4 (speed-up and size shrinkage vs heads left, 10 random masks per level)",
                ("michel2019_table4.csv", "li2021_figure4_claims.csv"),
-               {"smoke": "about 11 s (10.8 s measured, 2 idle cores)", "cpu": "15 to 24 min on 2 cores (the committed run: 907 s on idle cores; earlier ones 1,061 s idle and 1,450 s with another run queued; 41 min seen on a busy machine); more when a "
-                "speed-up's interval needs extra pairs", "full": "about 1 min on one GPU (the committed run: 55 s on an NVIDIA H200, 70 s with papermill's start)"}, "Michel 2019 Table 4; Li 2021 Figure 4"),
+               {"smoke": "about 11 s (10.8 s measured)",
+                "cpu": "about 15 min (907 s measured), up to 24 min when a speed-up's interval needs more pairs",
+                "full": "about 1 min on one GPU (55 s measured on an NVIDIA H200)"}, "Michel 2019 Table 4; Li 2021 Figure 4"),
     Experiment("baselines", "baselines.ipynb",
                "Unpruned baselines every pruning table is measured against",
                "cpu: MiniLM-L6 on SST-2, RTE and an MNLI proxy (dev-matched -> dev-mismatched), small Enc-Dec on "
                "Multi30k; full: bert-base on MNLI/GLUE, transformer_iwslt_de_en on IWSLT14 (60 epochs)",
-               (), {"smoke": "about 26 s (25.7 s measured, 2 idle cores)", "cpu": "about 1 h 40 min per seed on 2 idle cores (measured, seed 0: SST-2 44 min, Multi30k 33 min, MNLI proxy 16 min for its 3 epochs, RTE 9 min)",
-                    "full": "one GPU; GPU hours: the cost line below (bert-base on five GLUE tasks, the IWSLT model for 60 epochs)"}, "the unpruned rows of every table: bert-base on MNLI, QQP, QNLI, SST-2, RTE; IWSLT14 BLEU"),
+               (), {"smoke": "about 26 s (25.7 s measured)",
+                "cpu": "about 1 h 40 min per seed (measured: SST-2 44 min, Multi30k 33 min, MNLI proxy 16 min, RTE 9 min)",
+                "full": "GPU hours: the cost line below"}, "the unpruned rows of every table: bert-base on MNLI, QQP, QNLI, SST-2, RTE; IWSLT14 BLEU"),
     Experiment("michel2019_pruning", "michel2019_pruning.ipynb",
                "Iterative pruning by head importance",
                "Michel et al. 2019 Figure 3 (metric vs share of heads pruned by I_h and by one-head ablation), "
                "Figure 4 (per attention kind, Enc-Dec), Figure 5 (importance across training epochs), Figure 6 (SST-2)",
                ("michel2019_claims.csv",),
-               {"smoke": "about 31 s (30.8 s measured cold, 2 idle cores: its smoke baselines trained first)", "cpu": "about 50 min on 2 cores for the main seed (needs the cpu baselines; measured on a machine partly busy with tests: the Multi30k part 1,361 s, figures 3-5 and claims; the MNLI-proxy part 1,328 s; the SST-2 part 517 s), plus, for the claims, the cpu baselines of seeds 1 and 2 and their masks (a few minutes per task and seed once the baselines are cached; the committed MNLI-proxy part over three seeds, its claims scored on all 9,832 examples: 1,672 s; the SST-2 part over three seeds: 301 s; the Multi30k part over three seeds, figure bands included: 2,773 s on one core of a 2-core machine shared with another run)",
-                "full": "one GPU; GPU hours: the cost line below (pruning only masks and evaluates: the steps counted train the baselines it reads)"}, "Michel 2019 Figures 3, 4, 5, 6"),
+               {"smoke": "about 31 s (30.8 s measured)",
+                "cpu": "about 2 h 10 min over three seeds (the main seed about 50 min), the cpu baselines not included",
+                "full": "GPU hours: the cost line below"}, "Michel 2019 Figures 3, 4, 5, 6"),
     Experiment("michel2019_ablation", "michel2019_ablation.ipynb",
                "Masking one head, or all but one head of a layer",
                "Michel et al. 2019 Table 1 (delta when one head is masked), Tables 2, 3 (best single head per layer), "
                "Tables 5, 6 (best single head chosen on a separate set)",
                ("michel2019_table1.csv", "michel2019_table2.csv", "michel2019_table3.csv", "michel2019_table5.csv",
                 "michel2019_table6.csv"),
-               {"smoke": "about 31 s (30.5 s measured cold, 2 idle cores)", "cpu": "about 50 min on 2 cores for the main seed (needs the cpu baselines; the Multi30k part measured 2,047 s on a partly busy machine, the SST-2 part 1,043 s), plus, for the claims, the cpu baselines of seeds 1 and 2 and, per seed, every head masked and every layer reduced to one head on the test and selection sets (about 25 min per seed on Multi30k, 144 evaluations of about 9 s on one shared core, and 15 to 20 min on SST-2; the committed parts over three seeds: SST-2 2,716 s, resumed after an interruption, on a machine shared with tests; Multi30k about 1 h 32 min over three attempts, two interrupted at a session's end, on one core of a 2-core machine shared with another run)",
-                "full": "one GPU; GPU hours: the cost line below (masking and evaluation only)"}, "Michel 2019 Tables 1, 2, 3, 5, 6"),
+               {"smoke": "about 31 s (30.5 s measured)",
+                "cpu": "about 2 h 15 min over three seeds (the main seed about 50 min), the cpu baselines not included",
+                "full": "GPU hours: the cost line below"}, "Michel 2019 Tables 1, 2, 3, 5, 6"),
     Experiment("voita_lambda", "voita_lambda.ipynb",
                "Heads kept versus the L0 penalty's lambda",
                "Voita et al. 2019 as re-run by Li et al. 2021 (Figure 3): the number of heads a Hard Concrete / L0 "
                "pruner keeps is hard to aim at a chosen K",
                ("li2021_figure3_voita.csv",),
-               {"smoke": "about 13 s (12.6 s measured cold, 2 idle cores)", "cpu": "about 8 min of sweep per training seed (the committed run: 460 and 480 s for seeds 1 and 2 on idle cores, 781 s for seed 0 on a shared machine); the default three seeds about 25 min, plus the cpu SST-2 baselines of seeds 1 and 2 when not cached (the committed run trained them: 5,609 s in all)",
-                "full": "one GPU; GPU hours: the cost line below (3 epochs of MNLI per lambda, 21 lambdas, 3 seeds)"}, "Li 2021 Figure 3 (Voita et al. 2019 re-run)"),
+               {"smoke": "about 13 s (12.6 s measured)",
+                "cpu": "about 25 min over three seeds (about 8 min a seed), the cpu baselines not included",
+                "full": "GPU hours: the cost line below"}, "Li 2021 Figure 3 (Voita et al. 2019 re-run)"),
     Experiment("dsp2021", "dsp2021.ipynb",
                "Five ways to keep exactly K heads: Michel, pipelined DSP, Voita, STE, joint DSP",
                "Li et al. 2021 Table 3 / Figure 2 (metric vs heads kept, five methods), Figure 5 (speed-up and size vs "
                "metric), Figure 6 (kept heads per layer), Figure 7 (joint DSP selection dynamics), section 5 claims",
                ("li2021_table3.csv", "li2021_claims.csv"),
-               {"smoke": "under 1 min (56.3 s measured cold, 2 idle cores: the slowest smoke run; two seeds, each with its own smoke baselines)", "cpu": "SST-2 over the default three seeds about 1 h 35 min of pruning runs on one core of a shared 2-core machine (the committed part: about 4,300 s at af6208c, its Voita rows and claims redone at 638ddc7 in 1,302 s with the other runs cached); Multi30k over three seeds 5,242 s (1 h 27 min) at 638ddc7, likewise shared; plus the cpu baselines of seeds 1 and 2, plus the budget table (per seed, estimated from timed phases: SST-2 about 6.5 / 23 / 89 min at 100 / 400 / 1,600 steps, Multi30k 8 / 19 / 50 min; measured: SST-2's 100 and 400 steps for two seeds about 3,100 s on one shared core, its 1,600 steps about 9,200 s more; Multi30k's 100 and 400 steps for two seeds about 6,200 s and for the third 3,730 s; SST-2's three lengths for the third seed about 6,100 s; STE as SST-2's budget rival, at K = 4 and 8 at each length, 4,784 s for the three budget seeds); resumable by task and by run",
-                "full": "GPU-days; GPU hours: the cost line below (5 methods x 22 K on bert-base/MNLI, x 20 K on IWSLT, 3 seeds)"}, "Li 2021 Table 3, Figures 2, 5, 6, 7"),
+               {"smoke": "under 1 min (56.3 s measured)",
+                "cpu": "about 3 h for the tables and claims over three seeds, plus about 9 h for the budget table, the cpu baselines not included",
+                "full": "GPU hours: the cost line below"}, "Li 2021 Table 3, Figures 2, 5, 6, 7"),
     Experiment("pass2023", "pass2023.ipynb",
                "PASS and PASSCONC against DSP, LAG and Voita at K = 16, 32, 48, 64",
                "PASS 2023 Table 1 (metric at equal K), Table 2 (attention-layer speed-up of the pruned models), "
                "Tables 4-7 (per GLUE task), figure 6 (speed-up vs metric), almost-sure sparsity at the end, claims",
                ("pass2023_accuracy.csv", "pass2023_speedup.csv", "pass2023_claims.csv"),
-               {"smoke": "about 45 s (42.5 s measured cold, 2 idle cores; two seeds)", "cpu": "over three training seeds (each other seed trains the five methods at K = 16 only, and its masks are timed): SST-2 35 min and Multi30k 44 min on one core of a shared 2-core machine (measured at 638ddc7, Voita's SST-2 runs cached from dsp2021); RTE about 2.6 h (measured at 638ddc7: the main seed's table 81 min, the other seeds' runs at K = 16 about 1.2 h); the MNLI proxy about 3.6 h over three seeds, its seed 1 and 2 baselines (about 25 min each) included (measured at 42530e5 on one core of a shared 2-core machine, over three attempts), plus the SST-2 budget table (measured for budget seeds 0 and 1: 1,538 s for 100 and 400 steps, 4,814 s for 1,600 steps; for budget seed 2, all three lengths: 4,433 s on a partly shared machine); resumable by task and by run",
-                "full": "GPU-days; GPU hours: the cost line below (5 methods x 4 K x 5 tasks, 3 seeds)"}, "PASS 2023 Tables 1, 2, 4-7, Figure 6"),
+               {"smoke": "about 45 s (42.5 s measured)",
+                "cpu": "about 7.5 h for the tables and claims over three seeds and four tasks, plus about 3 h for the SST-2 budget table",
+                "full": "GPU hours: the cost line below"}, "PASS 2023 Tables 1, 2, 4-7, Figure 6"),
     Experiment("behnke2020", "behnke2020.ipynb",
                "Losing heads in the lottery: confidence-guided iterative pruning with late resetting",
                "Behnke & Heafield 2020 Table 3 (BLEU and heads per layer and kind after each pruning round), Table 5 "
                "(the pruned architectures re-initialised), Table 7 (translation time and size), section 8 claims",
                ("behnke2020_table3.csv", "behnke2020_table4.csv", "behnke2020_table5.csv", "behnke2020_table7.csv",
                 "behnke2020_claims.csv"),
-               {"smoke": "about 9 s (8.7 s measured, 2 idle cores: a plumbing check, 4 tiny translation models on 64 pairs)", "cpu": "about 2.2 h per seed on 2 cores (measured for the three-seed re-run: seed 1 about 7,520 s at 084899e and 845e925, seed 2 about 7,580 s at c0fecea and e27e316, the main seed 0 about 7,950 s at d73c0bf and d66ff21, the re-initialised controls of rounds 12 and 15 about 740-920 s each; it trains its own Multi30k models); the default three seeds about 6.5 h, each other seed a whole lottery into <out>/seed<s> that can run apart and is read back by the main run; resumable",
-                "full": "one GPU; GPU hours: the cost line below (IWSLT14, 7 rounds, 7 converged and 5 re-initialised runs of 60 epochs)"}, "Behnke & Heafield 2020 Tables 3, 5, 7"),
+               {"smoke": "about 9 s (8.7 s measured)",
+                "cpu": "about 2.2 h per seed, 6.5 h for the default three seeds (it trains its own models)",
+                "full": "GPU hours: the cost line below"}, "Behnke & Heafield 2020 Tables 3, 5, 7"),
 ]}
 
 def get_experiment(name: str, profile: str | None = None) -> Experiment:
@@ -122,194 +131,6 @@ def results_dir(name: str, profile: str) -> Path:
 def committed_dir(name: str, profile: str) -> Path:
     "Folder of the committed reference run: reproduce/results/<profile>/<name> (absent from a wheel)."
     return reproduce_dir() / "results" / profile / name
-
-# %% ../nbs/90_reproduce.ipynb #69c201f8
-def umask_mode(path, mode: int = 0o666) -> Path:
-    "Give `path` the mode a plain `open` would have (`mode` less the umask): `mkstemp` creates files 0600."
-    mask = os.umask(0); os.umask(mask)
-    os.chmod(path, mode & ~mask)
-    return Path(path)
-
-def write_atomic(path, text: str) -> Path:
-    "Write `text` to `path` atomically (temporary file + rename), with the mode the umask gives."
-    path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w") as f: f.write(text)
-        umask_mode(tmp); os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True); raise
-    return path
-
-def write_csv(path, rows: list[dict]) -> Path:
-    "Write a list of dicts as CSV, atomically (columns: union of keys, in first-seen order)."
-    cols = list(dict.fromkeys(k for r in rows for k in r))
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=cols); w.writeheader(); w.writerows(rows)
-    return write_atomic(path, buf.getvalue())
-
-def write_json(path, obj) -> Path:
-    "Write JSON atomically."
-    return write_atomic(path, json.dumps(obj, indent=2, default=str) + "\n")
-
-def read_csv(path) -> list[dict]:
-    "Read a CSV into a list of dicts, numbers converted; a digit string with a leading zero (a head mask such as '0011') stays a string, so rewriting a row keeps it."
-    def conv(v):
-        if len(v) > 1 and v[0] == "0" and v.isdigit(): return v
-        for t in (int, float):
-            try: return t(v)
-            except ValueError: pass
-        return v
-    with open(path, newline="") as f: return [{k: conv(v) for k, v in r.items()} for r in csv.DictReader(f)]
-
-def other_tasks_rows(path, tasks) -> list[dict]:
-    "Rows of an earlier run's CSV whose `task` is not in `tasks`: a run split by task keeps the others' results."
-    path = Path(path)
-    return [r for r in read_csv(path) if r["task"] not in tasks] if path.exists() else []
-
-def write_task_provenance(out, tasks, prov: dict) -> None:
-    "A run in parts: the provenance of the part that ran `tasks`, as `<task>_provenance.json` and beside that task's per-seed files (`scores/<task>/provenance.json`, where they exist)."
-    out = Path(out)
-    for task in tasks:
-        write_json(out / f"{task}_provenance.json", prov)
-        if (out / "scores" / task).is_dir(): write_json(out / "scores" / task / "provenance.json", prov)
-
-def finish_provenance(out, prov: dict, t_start: float, tasks=None, **extra) -> dict:
-    "Close a run's `provenance`: `extra`, the finish time and the wall seconds since `t_start` (`time.time()`), written to `out/provenance.json`; a run of some `tasks` (also recorded) writes them per task too (`write_task_provenance`)."
-    prov.update(**({} if tasks is None else dict(tasks=list(tasks))), **extra, finished_utc=utc_now(),
-                wall_seconds=round(time.time() - t_start, 1))
-    write_json(Path(out) / "provenance.json", prov)
-    if tasks is not None: write_task_provenance(out, tasks, prov)
-    return prov
-
-def put_row(rows: list[dict], path, new: dict, key=("task", "method", "K")) -> list[dict]:
-    "Put `new` into `rows` (in place), replacing the row with the same `key` fields that an interrupted run left, and write them all to `path`."
-    rows[:] = [r for r in rows if any(r.get(k) != new.get(k) for k in key)] + [new]
-    write_csv(path, rows)
-    return rows
-
-def cached_tensor(path, compute):
-    "Load what was saved at `path` (tensors and plain containers), or `compute()` it and save it atomically."
-    import torch
-    path = Path(path)
-    if path.exists(): return torch.load(path, weights_only=True)     # tensors and plain containers only
-    value = compute()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent); os.close(fd)
-    torch.save(value, tmp); umask_mode(tmp); os.replace(tmp, path)
-    return value
-
-# %% ../nbs/90_reproduce.ipynb #05839bcc
-HEAD_SCANS = ("one_head", "one_head_per_site")
-
-def head_scan_path(t, what: str, split: str, limit, seed: int, beam) -> Path:
-    "Where a per-head scan of trained baseline `t` on `limit` examples of `split` drawn with `seed` is cached: the tensor cache, named by `t.weights` (the digest of its weight files: a retrained or imported baseline gets new scans)."
-    from headprune_nb.recipes import cache_dir
-    if what not in HEAD_SCANS: raise ValueError(f"unknown head scan {what!r}; known: {', '.join(HEAD_SCANS)}")
-    return cache_dir() / "tensors" / f"{t.task}-{t.weights}-{what}-{split}-limit{limit}-seed{seed}-beam{beam}.pt"
-
-def cached_head_scan(t, what: str, split: str, limit, seed: int, beam, metric=None):
-    "Michel's scans over the heads of trained baseline `t` (`recipes.trained`): `one_head` masks each head (Table 1; michel2019_pruning's oracle order), `one_head_per_site` keeps each head alone in its layer (Tables 2/3/5/6). The metric per head ([H]), by default `recipes.task_metric` on `limit` examples of `split` drawn with `seed`, cached at `head_scan_path`: the notebooks share it, and an interrupted run resumes after the scans it finished."
-    from headprune_nb.michel import ablate_each_head, single_head_per_site
-    from headprune_nb.recipes import task_metric
-    scan = dict(zip(HEAD_SCANS, (ablate_each_head, single_head_per_site)))
-    path = head_scan_path(t, what, split, limit, seed, beam)
-    return cached_tensor(path, lambda: scan[what](t.model, metric or task_metric(t, split, limit, seed, beam=beam)))
-
-# %% ../nbs/90_reproduce.ipynb #726c36c8
-LOCK = ".headprune.lock"
-
-class FolderBusy(RuntimeError):
-    "Another process holds the folder's lock."
-
-def _holder(f, patience=2.0):
-    "Who holds the lock on open file `f`: the pid line a new holder writes just after taking the lock."
-    deadline = time.monotonic() + patience
-    while True:
-        f.seek(0); holder = f.read().strip()
-        if holder or time.monotonic() > deadline: return holder or "another process"
-        time.sleep(0.02)
-
-@contextlib.contextmanager
-def folder_lock(folder, wait: bool = False):
-    "Hold an exclusive lock on `folder` (created if needed); busy: raise `FolderBusy` naming the holder, or `wait`."
-    import fcntl
-    folder = Path(folder); folder.mkdir(parents=True, exist_ok=True)
-    with open(folder / LOCK, "a+") as f:
-        try: fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = _holder(f)
-            try: fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)        # released while its name was read: ours now
-            except BlockingIOError:
-                if not wait: raise FolderBusy(f"{folder} is in use by {holder}; wait for that run to end, or use another "
-                                              "folder (--out)") from None
-                print(f"waiting for {folder}: in use by {holder}", file=sys.stderr, flush=True)
-                fcntl.flock(f, fcntl.LOCK_EX)
-        f.seek(0); f.truncate()
-        f.write(f"pid {os.getpid()} ({os.environ.get('HEADPRUNE_COMMAND') or ' '.join(sys.argv)})\n"); f.flush()
-        try: yield folder
-        finally: f.seek(0); f.truncate(); f.flush()            # a released lock names no one
-
-# %% ../nbs/90_reproduce.ipynb #0446a1c7
-def _cpu_name():
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"): return line.split(":", 1)[1].strip()
-    except OSError: pass
-    return platform.processor() or platform.machine()
-
-def _git_commit():
-    try:
-        root = Path(headprune_nb.__file__).resolve().parent.parent
-        out = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5)
-        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--", "headprune_nb", "nbs"],
-                               capture_output=True, text=True, timeout=5).stdout.strip()
-        return (out.stdout.strip() + ("+dirty" if dirty else "")) if out.returncode == 0 else None
-    except (OSError, subprocess.SubprocessError): return None
-
-def machine_info() -> dict:
-    "Facts about the machine a result came from."
-    import torch
-    info = dict(platform=platform.platform(), python=platform.python_version(), cpu=_cpu_name(),
-                cpu_count=os.cpu_count(), torch_threads=torch.get_num_threads(), torch=torch.__version__)
-    if torch.cuda.is_available(): info["gpu"] = torch.cuda.get_device_name(0)
-    return info
-
-def utc_now() -> str:
-    "The time now in UTC, as every record of a run writes it (`2026-11-26T04:02:04Z`)."
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-
-def provenance(profile: str, seed: int, params: dict, command: str | None = None) -> dict:
-    "Everything needed to say where a number came from: opened at a run's start, closed by `finish_provenance`."
-    import transformers
-    return dict(command=command or os.environ.get("HEADPRUNE_COMMAND") or " ".join(sys.argv), profile=profile,
-                seed=seed, params=params, headprune_nb=headprune_nb.__version__, transformers=transformers.__version__,
-                git_commit=_git_commit(), machine=machine_info(),
-                started_utc=utc_now(), **_dry_run_record())
-
-# %% ../nbs/90_reproduce.ipynb #8cdde159
-def _dry_run_record() -> dict:
-    from headprune_nb.data import dry_run, DRY_RUN_CAPS
-    return dict(dry_run=dict(caps=DRY_RUN_CAPS, note="a dry run: capped loops, stand-in data, random weights where "
-                             "pretrained ones are unreachable; its numbers mean nothing")) if dry_run() else {}
-
-# %% ../nbs/90_reproduce.ipynb #344aea8a
-def markdown_table(rows: list[dict], cols: list[str] | None = None, digits: int = 3) -> str:
-    "Rows of dicts as a Markdown table (floats rounded to `digits` significant places; a `|` in a cell escaped, as tables need)."
-    cols = cols or list(dict.fromkeys(k for r in rows for k in r))
-    fmt = lambda v: f"{v:.{digits}g}" if isinstance(v, float) else ("" if v is None else str(v).replace("|", "\\|"))
-    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-    lines += ["| " + " | ".join(fmt(r.get(c)) for c in cols) + " |" for r in rows]
-    return "\n".join(lines)
-
-# %% ../nbs/90_reproduce.ipynb #0341174f
-def pivot(rows: list[dict], task: str, methods: list[str], col: str = "metric", descending: bool = False) -> list[dict]:
-    "One task's (method, K) rows as a row per K and a column per method (values rounded to 2 places; None if not run)."
-    table = []
-    for K in sorted({r["K"] for r in rows if r["task"] == task}, reverse=descending):
-        hit = {r["method"]: r[col] for r in rows if r["task"] == task and r["K"] == K}
-        table.append(dict(K=K, **{m: (round(hit[m], 2) if m in hit else None) for m in methods}))
-    return table
 
 # %% ../nbs/90_reproduce.ipynb #2d2594f3
 def parse_param(text: str) -> tuple[str, object]:

@@ -12,8 +12,7 @@ from torch import nn
 import torch.nn.functional as F
 from tqdm.auto import tqdm
 from .gates import head_gates
-from .data import dry_cap, dry_replay
-from .reproduce import write_csv, umask_mode, folder_lock
+from .store import dry_cap, dry_replay, write_csv, umask_mode, folder_lock
 
 # %% auto #0
 __all__ = ['HeadPruner', 'TrainConfig', 'lr_factor', 'task_loss', 'save_checkpoint', 'load_checkpoint', 'train', 'accuracy',

@@ -11,14 +11,14 @@ from pathlib import Path
 import numpy as np
 import torch
 from .bench import t_quantile          # the Student-t critical values, shared with the timing intervals
+from .runs import (Sample, ngram_stats, bleu_from_stats, correct_per_example, bleu_sample, task_scorer,
+                               score_masked, save_sample, load_sample, sample_of, sample_made, cached_sample,
+                               SEEDS, BUDGETS, phase_limit, phase_plan, SeedRuns)
 
 # %% auto #0
 __all__ = ['LEVEL', 'N_BOOT', 'NOTICEABLE', 'CLOSE', 'ALMOST_EVERY', 'MIN_SEEDS', 'VERDICTS', 'NOISE', 'OLD_STYLE', 'ONE_SEED',
-           'SEEDS', 'BUDGETS', 'ngram_stats', 'bleu_from_stats', 'Sample', 'correct_per_example', 'bleu_sample',
-           'task_scorer', 'score_masked', 'save_sample', 'load_sample', 'sample_of', 'sample_made', 'cached_sample',
            'resample_weights', 'ordinal', 'nth_best', 'Evidence', 'evidence', 'Rule', 'decide', 'claim_row',
-           'seed_vote', 'vote_row', 'verdict_word', 'verdict_kind', 'verdict_counts', 'phase_limit', 'phase_plan',
-           'SeedRuns', 'budget_table', 'seed_band']
+           'seed_vote', 'vote_row', 'verdict_word', 'verdict_kind', 'verdict_counts', 'budget_table', 'seed_band']
 
 # %% ../nbs/93_verdicts.ipynb #e4279dbb
 LEVEL = 0.95          # two-sided level of every interval
@@ -28,137 +28,6 @@ CLOSE = 1.0           # points: two metrics closer than this are "close"
 ALMOST_EVERY = 0.8    # share of the K values that "almost every K" asks for
 MIN_SEEDS = 2         # a decisive verdict needs at least this many training seeds
 VERDICTS = ("supported", "contradicted", "inconclusive")
-
-# %% ../nbs/93_verdicts.ipynb #10eded8e
-def ngram_stats(hyp: str, ref: str, order: int = 4) -> list[int]:
-    "Sufficient statistics of one sentence pair (whitespace tokens): [|h|, |r|, matched n-grams 1..order, hypothesis n-grams 1..order]."
-    h, r = hyp.split(), ref.split()
-    matched, total = [], []
-    for n in range(1, order + 1):
-        hc = Counter(tuple(h[i:i + n]) for i in range(len(h) - n + 1))
-        rc = Counter(tuple(r[i:i + n]) for i in range(len(r) - n + 1))
-        total.append(sum(hc.values())); matched.append(sum(min(c, rc[g]) for g, c in hc.items()))
-    return [len(h), len(r)] + matched + total
-
-def bleu_from_stats(stats) -> np.ndarray:
-    "Corpus BLEU (0-100) from summed statistics [..., 10], with sacreBLEU's default 'exp' smoothing; vectorised over leading axes."
-    s = np.asarray(stats, dtype=np.float64)
-    hyp, ref, m, t = s[..., 0], s[..., 1], s[..., 2:6], s[..., 6:10]
-    ok = (m > 0).any(-1) & (t > 0).all(-1) & (hyp > 0)      # no match at all, or an order with no n-gram: 0
-    smooth, logp = np.ones(hyp.shape), np.zeros(hyp.shape)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        for n in range(4):                                   # a zero match count at order n: 1 / (2^k t_n), k-th such order
-            smooth = np.where(m[..., n] == 0, 2 * smooth, smooth)
-            p = np.where(m[..., n] > 0, m[..., n] / t[..., n], 1 / (smooth * t[..., n]))
-            logp = logp + np.log(np.where(ok, 100 * p, 1.0)) / 4
-        bp = np.where(hyp < ref, np.exp(1 - ref / np.where(hyp > 0, hyp, 1)), 1.0)
-    return np.where(ok, bp * np.exp(logp), 0.0)
-
-@dataclass(frozen=True)
-class Sample:
-    "One model's per-example results: kind 'accuracy' (data: 0/1 per example) or 'bleu' (data: [n, 10] per-sentence statistics)."
-    kind: str
-    data: np.ndarray
-
-    def __post_init__(self):
-        if self.kind not in ("accuracy", "bleu"): raise ValueError(f"Sample kind must be 'accuracy' or 'bleu', got {self.kind!r}")
-        if len(self.data) == 0: raise ValueError("no evaluation examples")
-
-    def __len__(self): return len(self.data)
-
-    def score(self, weights=None):
-        "The metric (accuracy %, or BLEU) on the full sample, or on each resample of `weights` [B, n] (counts per example)."
-        d = np.asarray(self.data, dtype=np.float64)
-        if weights is None: return float(100 * d.mean()) if self.kind == "accuracy" else float(bleu_from_stats(d.sum(0)))
-        w = np.asarray(weights, dtype=np.float64)
-        return 100 * (w @ d) / w.sum(1) if self.kind == "accuracy" else bleu_from_stats(w @ d)
-
-    def __float__(self): return self.score()
-
-# %% ../nbs/93_verdicts.ipynb #4ee79f64
-@torch.no_grad()
-def correct_per_example(model, batches) -> np.ndarray:
-    "1 where the argmax logit equals the label, per example, in batch order."
-    model.eval()
-    dev = next(model.parameters()).device
-    out = []
-    for batch in batches:
-        batch = {k: v.to(dev) for k, v in batch.items()}
-        labels = batch.pop("labels")
-        out.append((model(**batch).logits.argmax(-1) == labels).cpu().numpy())
-    if not out: raise ValueError("no evaluation examples")
-    return np.concatenate(out).astype(np.int8)
-
-def bleu_sample(hyps_bpe: list[str], refs_tok: list[str]) -> Sample:
-    "Per-sentence BLEU statistics of BPE hypotheses against tokenised references (as `train.bleu`'s `bleu_tok`)."
-    from headprune_nb.data import remove_bpe
-    if len(hyps_bpe) != len(refs_tok): raise ValueError(f"{len(hyps_bpe)} hypotheses for {len(refs_tok)} references")
-    return Sample("bleu", np.array([ngram_stats(remove_bpe(h), remove_bpe(r).lower()) for h, r in zip(hyps_bpe, refs_tok)],
-                                   dtype=np.int64).reshape(-1, 10))
-
-def task_scorer(t, split: str = "eval", limit: int | None = None, seed: int = 0, beam: int | None = None):
-    "As `recipes.task_metric`, per example: a function model -> `Sample` (accuracy, or BLEU statistics with beam search)."
-    from headprune_nb.recipes import task_batches, _split, _noted
-    from headprune_nb.train import translate
-    if not t.is_translation:
-        batches = task_batches(t, split, limit, seed, batch_size=128)
-        return _noted(t, split, limit, beam, lambda model: Sample("accuracy", correct_per_example(model, batches)), "scorer")
-    src, ref = map(list, zip(*_split(t, split, limit, seed)))
-    return _noted(t, split, limit, beam, lambda model: bleu_sample(translate(model, t.tokenizer, src, beam=beam or t.recipe.beam), ref),
-                  "scorer")
-
-def score_masked(model, scorer, keep) -> Sample:
-    "`scorer(model)` with the heads outside `keep` gated off (as `michel.evaluate_masked`), keeping the per-example results."
-    from headprune_nb.michel import masked_value
-    return masked_value(model, scorer, keep)
-
-# %% ../nbs/93_verdicts.ipynb #e44aa2fc
-def _made() -> str:
-    "Who writes a sample now, as JSON: the git commit of the package, the time (UTC) and the reproduce command."
-    from headprune_nb.reproduce import _git_commit, utc_now
-    return json.dumps(dict(git_commit=_git_commit(), written_utc=utc_now(),
-                           command=os.environ.get("HEADPRUNE_COMMAND")))
-
-def save_sample(path, s: Sample, of: str | None = None) -> Path:
-    "Write `s` to `path` (.npz, atomically), with what it is a sample `of` if given, and who wrote it (`sample_made`)."
-    path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".npz", dir=path.parent); os.close(fd)
-    try:
-        np.savez(tmp, kind=np.array(s.kind), data=np.asarray(s.data), made=np.array(_made()),
-                 **({} if of is None else {"of": np.array(of)}))
-        from headprune_nb.reproduce import umask_mode
-        umask_mode(tmp); os.replace(tmp, path)                 # mkstemp makes 0600: the mode a plain open would give
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True); raise
-    return path
-
-def _read_sample(path) -> tuple[Sample, str | None]:
-    "(sample, what it is a sample of or None) from a file written by `save_sample`, opened once, no pickle."
-    with np.load(Path(path), allow_pickle=False) as z:
-        return Sample(str(z["kind"]), z["data"]), (str(z["of"]) if "of" in z.files else None)
-
-def load_sample(path) -> Sample:
-    "Read a `Sample` written by `save_sample` (no pickle)."
-    return _read_sample(path)[0]
-
-def sample_of(path) -> str | None:
-    "What the sample saved at `path` is a sample of (None: not said)."
-    return _read_sample(path)[1]
-
-def sample_made(path) -> dict | None:
-    "Who wrote the sample saved at `path`: {git_commit, written_utc, command} (None: a file from before this was kept)."
-    with np.load(Path(path), allow_pickle=False) as z:
-        return json.loads(str(z["made"])) if "made" in z.files else None
-
-def cached_sample(path, compute, of: str | None = None) -> Sample:
-    "The `Sample` saved at `path`, or `compute()` it and save it. Given `of`, one saved as a sample of something else is scored anew (one that says nothing is taken as it is)."
-    path = Path(path)
-    if path.exists():
-        s, was = _read_sample(path)
-        if of is None or was in (None, of): return s
-        print(f"{path}: scores of another baseline ({was}; now {of}): scoring anew", file=sys.stderr)
-    s = compute(); save_sample(path, s, of)
-    return s
 
 # %% ../nbs/93_verdicts.ipynb #594143c4
 def resample_weights(n: int, n_boot: int = N_BOOT, seed: int = 0) -> np.ndarray:
@@ -297,88 +166,7 @@ def verdict_counts(rows: list[dict], shown: bool = False) -> dict:
         c[key] += 1
     return c
 
-# %% ../nbs/93_verdicts.ipynb #7467a157
-SEEDS = {"smoke": [0, 1], "cpu": [0, 1, 2], "full": [0, 1, 2]}
-BUDGETS = {"smoke": [4, 12], "cpu": [100, 400, 1600], "full": []}
-
-def phase_limit(budget_steps: int, batch_size: int) -> int:
-    "Training examples of a one-epoch pruning phase of `budget_steps` optimizer steps at `batch_size`."
-    if budget_steps < 1: raise ValueError(f"a budget is a positive number of steps, got {budget_steps}")
-    return budget_steps * batch_size
-
-def phase_plan(budget_steps: int, batch_size: int, n_train: int) -> tuple[int | None, int]:
-    "(training subset, epochs) of a pruning phase of about `budget_steps` steps: one epoch of a subset, or several of all `n_train` examples."
-    limit = phase_limit(budget_steps, batch_size)
-    if limit <= n_train: return limit, 1
-    return None, math.ceil(budget_steps / math.ceil(n_train / batch_size))
-
 # %% ../nbs/93_verdicts.ipynb #a1b2v2code
-class SeedRuns:
-    "Per-seed baselines, budget phases and cached per-example scores of one reproduction run (see above)."
-    def __init__(self, profile: str, device, main_seed: int, bases: dict, scores_dir):
-        self.profile, self.device, self.main_seed, self.bases = profile, device, main_seed, bases
-        self.scores_dir, self._bases, self._scorers = Path(scores_dir), {}, {}
-
-    def base(self, task: str, s: int):
-        "The trained baseline of `task` for seed `s` (the main seed's from `bases`, others from `recipes.trained`)."
-        if (task, s) not in self._bases:
-            if s == self.main_seed: self._bases[task, s] = self.bases[task]
-            else:
-                from headprune_nb.recipes import trained
-                self._bases[task, s] = trained(self.profile, task, s, self.device)
-        return self._bases[task, s]
-
-    def of(self, task: str, s: int) -> str:
-        "What seed `s`'s scores of `task` are scores of, known without training: a digest of its baseline's recipe and seed (an imported main baseline: its checkpoint's)."
-        origin = getattr(self.bases[task], "origin", None) if s == self.main_seed else None
-        if origin: return f"imported-{origin}"
-        from headprune_nb.recipes import baseline_spec, find_recipe, spec_digest
-        return spec_digest(baseline_spec(find_recipe(self.profile, task), s))
-
-    def current(self, path, task: str, s: int) -> bool:
-        "Whether the file at `path` exists and was made from seed `s`'s baseline of `task` as it is now (its `.json` provenance's `baseline_of`; a file that names none is taken as it is)."
-        path, side = Path(path), Path(path).with_suffix(".json")
-        if not path.exists(): return False
-        was, now = json.loads(side.read_text()).get("params", {}).get("baseline_of") if side.exists() else None, self.of(task, s)
-        if was in (None, now): return True
-        print(f"{path}: made from another baseline ({was}; now {now}): made anew", file=sys.stderr)
-        return False
-
-    def scorer(self, task: str, s: int, eval_limit: int | None, beam: int | None = None):
-        "Seed `s`'s baseline of `task` as a per-example scorer (`task_scorer`) on the evaluation examples every seed shares: test sentences, or eval examples, drawn with the main seed."
-        key = task, s, eval_limit, beam
-        if key not in self._scorers:
-            b = self.base(task, s)
-            self._scorers[key] = task_scorer(b, "test" if b.is_translation else "eval", eval_limit, self.main_seed, beam)
-        return self._scorers[key]
-
-    def phase(self, task: str, budget_steps: int) -> tuple[int | None, int]:
-        "(training subset, epochs) of a pruning phase of about `budget_steps` steps on `task` (its joint batch size)."
-        from headprune_nb.recipes import _joint_batch_size
-        b = self.bases[task]
-        return phase_plan(budget_steps, _joint_batch_size(b), len(b.data["train"][0] if b.is_translation else b.data["train"]))
-
-    def path(self, task: str, name: str) -> Path:
-        "Where the scores `name` of `task` are cached: `scores/<task>/<name>.npz`."
-        return self.scores_dir / task / f"{name}.npz"
-
-    def scores(self, task: str, s: int, name: str, compute) -> Sample:
-        "The `Sample` of seed `s`'s baseline cached at `path(task, name)`, or `compute()` it and save it (as scores `of(task, s)`)."
-        return cached_sample(self.path(task, name), compute, of=self.of(task, s))
-
-    @staticmethod
-    def name(method: str, K: int, s: int, budget_steps: int | None = None) -> str:
-        "The cache name of `method`'s scores at `K` heads, seed `s`, after a phase of `budget_steps` (None: the profile's phase)."
-        return f"{method}-K{K}-seed{s}" + (f"-steps{budget_steps}" if budget_steps else "")
-
-    @contextlib.contextmanager
-    def budget(self, P: dict, task: str, budget_steps: int | None = None):
-        "Within: `P['train_limit'][task]`, `P['epochs'][task]` are those of a phase of `budget_steps` (`phase`; None: unchanged); restored after."
-        saved = P["train_limit"][task], P["epochs"][task]
-        if budget_steps: P["train_limit"][task], P["epochs"][task] = self.phase(task, budget_steps)
-        try: yield
-        finally: P["train_limit"][task], P["epochs"][task] = saved
-
 def budget_table(claim: str, task: str, rule: Rule, stat, runs_at, budgets, default_steps: int, seed: int = 0, **extra) -> list[dict]:
     "`claim_row`s of `rule` on `stat` of `runs_at(b)` (one {name: Sample} per seed) at the default phase (b None, `default_steps` steps) and each of `budgets`."
     return [claim_row(claim, task, rule, evidence(runs_at(b), stat, seed=seed), budget=b or default_steps,

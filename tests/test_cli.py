@@ -67,7 +67,7 @@ def _fake_reproduce_dir(root, fail=()):
         params = nbformat.v4.new_code_cell('profile = "smoke"\nout_dir = None')
         params.metadata["tags"] = ["parameters"]
         body = ("raise RuntimeError('boom in " + e.name + "')" if e.name in fail else
-                "from pathlib import Path\nfrom headprune_nb.reproduce import write_csv, write_json, provenance\n"
+                "from pathlib import Path\nfrom headprune_nb.store import write_csv, write_json, provenance\n"
                 "import time\nwrite_csv(Path(out_dir) / 'rows.csv', [dict(x=1)])\n"
                 "p = provenance(profile, 0, {}); p['finished_utc'] = time.strftime('%Y'); write_json(Path(out_dir) / 'provenance.json', p)")
         nb = nbformat.v4.new_notebook(cells=[params, nbformat.v4.new_code_cell(body)])

@@ -5,7 +5,7 @@ Both use `voita_lambda --profile smoke` with a short joint phase: fast, and dete
 import os, shutil, signal, subprocess, sys, time
 from pathlib import Path
 import pytest
-from headprune_nb.reproduce import read_csv, LOCK
+from headprune_nb.store import read_csv, LOCK
 
 SMALL = ["--param", "train_limit=192", "--param", "epochs=2", "--param", "eval_limit=64"]
 
@@ -70,7 +70,7 @@ def test_killed_run_resumes_to_the_same_results(concurrent, headprune, baseline)
 
 def test_fresh_rerun_reuses_no_row_of_a_finished_run(concurrent, headprune):
     "A finished run re-run resumes: its rows are kept. --fresh sets it aside in <folder>.previous and recomputes every row."
-    from headprune_nb.reproduce import write_csv
+    from headprune_nb.store import write_csv
     d, *runs = concurrent
     lam = next(r[2] for r in runs if r[1][0] == 0)
     Z = d / "Z"; shutil.copytree(d / "X", Z, ignore=shutil.ignore_patterns(LOCK))

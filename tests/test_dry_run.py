@@ -2,14 +2,15 @@
 their real sizes, real schedules and K lists, capped loops, into a scratch folder; and the full data path's
 one-line errors. Every experiment's dry run runs here, in one shared scratch folder and model cache as
 `headprune reproduce --all --profile full --dry-run` shares them (baselines first: the others start from its
-models). They fit CI because of the caps in `data.DRY_RUN_CAPS` (nbs/05_data): a couple of optimizer steps on
+models). They fit CI because of the caps in `store.DRY_RUN_CAPS` (nbs/00_store): a couple of optimizer steps on
 short sequences, a few evaluation examples, beam search cut to a few tokens, timings on short inputs, one
 checkpoint per dry run, and each code path run in full once and replayed for its other K, lambda and seed."""
 import json, os, subprocess, time
 from pathlib import Path
 import pytest
 from headprune_nb.reproduce import EXPERIMENTS, dry_run_experiment, reproduce_dir, cost_table, COST_FILE
-from headprune_nb.data import DRY_RUN_ENV, DRY_RUN_CAPS, load_glue, prepare_iwslt14, FIXTURES
+from headprune_nb.data import load_glue, prepare_iwslt14, FIXTURES
+from headprune_nb.store import DRY_RUN_ENV, DRY_RUN_CAPS
 
 @pytest.fixture(scope="module")
 def dry_root(tmp_path_factory):

@@ -137,7 +137,7 @@ def test_prune_to_k_refuses_unlabelled_batches(method):
 
 # --- 8. smaller -----------------------------------------------------------------------------------
 def test_files_respect_the_umask(tmp_path):
-    from headprune_nb.reproduce import write_json, cached_tensor
+    from headprune_nb.store import write_json, cached_tensor
     from headprune_nb.train import save_checkpoint
     old = os.umask(0o022)
     try:

@@ -1,7 +1,8 @@
 "Published numbers are transcribed by hand: check each against the paper's text where we have it."
 from pathlib import Path
 import pytest
-from headprune_nb.reproduce import read_csv, reproduce_dir
+from headprune_nb.reproduce import reproduce_dir
+from headprune_nb.store import read_csv
 
 PAPERS = Path(__file__).resolve().parents[2] / "shared" / "papers"
 

@@ -5,7 +5,8 @@ baselines notebook fills first: seed 0's baselines; the other seeds' are trained
 and read by every test about it; a test that resumes or changes a run does so in its own copy of the folder."""
 import json, re, shutil
 import pytest
-from headprune_nb.reproduce import EXPERIMENTS, run_experiment, read_csv, reproduce_dir
+from headprune_nb.reproduce import EXPERIMENTS, run_experiment, reproduce_dir
+from headprune_nb.store import read_csv
 
 @pytest.fixture(scope="module")
 def smoke_cache(tmp_path_factory):

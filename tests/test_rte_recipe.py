@@ -1,7 +1,7 @@
 "tools/rte_recipe.py (issue 18, item 4) in a dry run: every variant and seed scored on the same examples, one paired decision per candidate, and a second run that trains nothing."
 import csv, importlib.util
 from pathlib import Path
-from headprune_nb.data import DRY_RUN_ENV
+from headprune_nb.store import DRY_RUN_ENV
 from headprune_nb.verdicts import VERDICTS
 
 TOOL = Path(__file__).resolve().parent.parent / "tools" / "rte_recipe.py"

@@ -36,7 +36,7 @@ def main(argv=None):
     ap.add_argument("--device", default="cpu")
     a = ap.parse_args(argv)
     from headprune_nb import recipes as R
-    from headprune_nb.reproduce import provenance, finish_provenance, write_csv, write_json, read_csv, markdown_table
+    from headprune_nb.store import provenance, finish_provenance, write_csv, write_json, read_csv, markdown_table
     from headprune_nb.train import train
     from headprune_nb.verdicts import Sample, Rule, cached_sample, correct_per_example, evidence, claim_row
     base = R.find_recipe("cpu", "rte")
