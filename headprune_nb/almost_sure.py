@@ -9,15 +9,16 @@ Docs: https://headprune.github.io/headprune-nb/almost_sure.html.md"""
 from __future__ import annotations
 import math
 import torch
-from .heads import check_k
+from .heads import check_k, mask_str
 from .train import HeadPruner
 from .hard_concrete import HardConcrete, prob_closed, prob_open, BETA, GAMMA, ZETA
-from .dsp import mask_str
+from .fidelity import Variants
 
 # %% auto #0
 __all__ = ['PASS_CODE_STEPS', 'PASS_CODE_TOTAL', 'target_sparsity', 'almost_sure', 'gate_states', 'r_base', 'r_pass', 'r_conc',
            'escalate', 'adaptive_lambda_c', 'reopen_probs', 'reopen', 'pass_probs', 'pass_sparsifier', 'target_closed',
-           'gate_counts', 'lambda_update', 'lambda_c_code', 'reopen_code', 'code_steps', 'PassPruner', 'PassConcPruner']
+           'gate_counts', 'lambda_update', 'lambda_c_code', 'reopen_code', 'code_steps', 'PassPruner',
+           'PassPaperPruner', 'PassCodePruner', 'PassConcPruner', 'PassConcPaperPruner', 'PassConcCodePruner']
 
 # %% ../nbs/14_almost_sure.ipynb #01d044a7
 def target_sparsity(K: int, N: int) -> float:
@@ -162,56 +163,62 @@ def code_steps(steps: int, total: int = PASS_CODE_TOTAL, at: tuple = PASS_CODE_S
     return tuple(sorted({round(s * steps / total) for s in at} & set(range(1, steps))))
 
 # %% ../nbs/14_almost_sure.ipynb #ec6c985f
-class PassPruner(HeadPruner):
-    "PASS: Hard Concrete gates with penalty lambda R_pass, clipping of phi, and confidence-guided reopening (`variant`: 'paper' or 'code')."
+class PassPruner(Variants, HeadPruner):
+    "PASS: Hard Concrete gates with penalty lambda R_pass, clipping of phi, and confidence-guided reopening; `variant` picks the class."
     concentrator = False
     def __init__(self, H: int, K: int, lam_base: float = 1e-5, lam_0: float = 1000.0, n_step: float = 1000,
                  clip: tuple = (-5.0, 5.0), reopen_at: tuple | None = None, reopen_decay: float = 1.0, conf_steps: int = 20,
                  closed_q0: float = 0.95, init: float | None = None, beta: float = BETA, gamma: float = GAMMA, zeta: float = ZETA,
-                 variant: str = "paper", sizes: list[int] | None = None, lam_max: float = 1e6,
+                 variant: str | None = None, sizes: list[int] | None = None, lam_max: float = 1e6,
                  lam_c_cap: float = 3000.0, eps: float = 1e-6):
         super().__init__()
-        if variant not in ("paper", "code"): raise ValueError(f"variant must be 'paper' or 'code'; got {variant!r}")
         if sizes is not None and sum(sizes) != H: raise ValueError(f"layer sizes {sizes} sum to {sum(sizes)}, not H={H}")
-        self.K, self.s, self.variant, self.sizes = check_k(K, H), target_sparsity(K, H), variant, (list(sizes) if sizes else None)
+        self.K, self.s, self.sizes = check_k(K, H), target_sparsity(K, H), (list(sizes) if sizes else None)
         self.gate = HardConcrete(H, init, beta, gamma, zeta)
-        if variant == "code" and init is None:      # Xavier-uniform per layer of shape [1, heads, 1, 1]: +-sqrt(6 / (heads + 1))
-            with torch.no_grad():
-                for part in torch.split(self.gate.log_alpha, self.sizes or [H]):
-                    a = math.sqrt(6 / (part.numel() + 1)); part.uniform_(-a, a)
-        if reopen_at is None: reopen_at = PASS_CODE_STEPS if variant == "code" else ()
         self.lam_args, self.clip, self.closed_q0 = (lam_base, lam_0, n_step), clip, closed_q0
         self.lam_max = lam_max                  # both variants (their code has no cap: see the table)
+        reopen_at = self.REOPEN_AT if reopen_at is None else reopen_at
         self.reopen_at, self.reopen_decay, self.conf_steps = tuple(sorted(reopen_at)), reopen_decay, conf_steps
         self.lam_c_cap, self.eps, self.draws = lam_c_cap, eps, None     # draws: an iterator of uniforms (replays)
         self.register_buffer("conf_sum", torch.zeros(H, dtype=torch.float64))
         self.register_buffer("conf_n", torch.zeros((), dtype=torch.long))
         self.register_buffer("rounds", torch.zeros((), dtype=torch.long))      # reopening rounds done
         self.register_buffer("reopened", torch.zeros((), dtype=torch.long))    # gates reopened so far
-        if variant == "code":                                                   # their trainer's state
-            self.register_buffer("lam_now", torch.tensor(float(lam_base), dtype=torch.float64))
-            self.register_buffer("counter", torch.zeros((), dtype=torch.long))
-            self.register_buffer("lam_c_now", torch.zeros((), dtype=torch.float64))
+        self._start(H, init)                    # the variant's start and state
+
+    def observe_confidence(self, confidence: torch.Tensor) -> None:
+        self.conf_sum += confidence.to(self.conf_sum); self.conf_n += 1
+
+    def keep_mask(self, K: int | None = None) -> torch.Tensor:
+        "The K heads (default: the target) most likely open."
+        return self.gate.most_open(self.K if K is None else K)
+
+    def log_row(self, step: int) -> dict:
+        return dict(lam=self.lam(step), **gate_states(*(x.detach() for x in self.q())), reopened=int(self.reopened),
+                    selected=mask_str(self.keep_mask()))
+
+# %% ../nbs/14_almost_sure.ipynb #7e2b4c02
+class PassPaperPruner(PassPruner):
+    "PASS as we read the paper: eq. 12's lambda, phi clipped before every use, reopening at `reopen_at` (none by default)."
+    variant, SPEC_NAME, REOPEN_AT = "paper", "PassPruner", ()
+    def _start(self, H: int, init) -> None: pass         # Hard Concrete's own start
 
     def lam(self, step: int) -> float:
-        "lambda in effect at `step` (code: the value set after the previous step)."
-        return float(self.lam_now) if self.variant == "code" else escalate(step, *self.lam_args, lam_max=self.lam_max)
+        "lambda in effect at `step` (eq. 12, capped at lam_max)."
+        return escalate(step, *self.lam_args, lam_max=self.lam_max)
 
     def clip_(self):
-        "Clip phi into the clip range (lazily: before each use, which is the same as after each optimizer step); not in 'code'."
-        if self.variant == "code": return
+        "Clip phi into the clip range (lazily: before each use, which is the same as after each optimizer step)."
         with torch.no_grad(): self.gate.log_alpha.clamp_(*self.clip)
 
     def q(self):
-        "(q0, q1) of every gate (code: clamped to [eps, 1 - eps])."
-        if self.variant == "code": return pass_probs(self.gate.log_alpha, self.gate.beta, self.gate.gamma, self.gate.zeta, self.eps)[:2]
+        "(q0, q1) of every gate."
         self.clip_()
         return self.gate.prob_closed(), self.gate.prob_open()
 
     def gates(self, step: int) -> torch.Tensor:
         self.clip_()
-        if self.training and self.variant == "paper":
-            if self.rounds < len(self.reopen_at) and step >= self.reopen_at[int(self.rounds)]: self._reopen()
+        if self.training and self.rounds < len(self.reopen_at) and step >= self.reopen_at[int(self.rounds)]: self._reopen()
         return self.gate()
 
     def _reopen(self):
@@ -222,17 +229,40 @@ class PassPruner(HeadPruner):
         self.rounds += 1; self.conf_sum.zero_(); self.conf_n.zero_()
 
     def wants_confidence(self, step: int) -> bool:
-        if not self.training: return False
-        if self.variant == "code":      # the conf_steps steps up to and including the next clip step
-            return any(s - self.conf_steps < step <= s for s in self.reopen_at)
-        nxt = self.reopen_at[int(self.rounds)] if self.rounds < len(self.reopen_at) else None
+        "True for the conf_steps training steps before the next reopening round."
+        nxt = self.reopen_at[int(self.rounds)] if self.training and self.rounds < len(self.reopen_at) else None
         return nxt is not None and nxt - self.conf_steps <= step < nxt
 
-    def observe_confidence(self, confidence: torch.Tensor) -> None:
-        self.conf_sum += confidence.to(self.conf_sum); self.conf_n += 1
+    def penalty(self, step: int) -> torch.Tensor: return self.lam(step) * r_pass(*self.q(), self.s)
+
+# %% ../nbs/14_almost_sure.ipynb #7e2b4c04
+class PassCodePruner(PassPruner):
+    "PASS as their BERT trainer: lambda and its counter after each step, clip, reopen and lambda_c at `reopen_at` (their steps by default)."
+    variant, SPEC_NAME, REOPEN_AT = "code", "PassPruner", PASS_CODE_STEPS
+    def _start(self, H: int, init) -> None:
+        if init is None:            # Xavier-uniform per layer of shape [1, heads, 1, 1]: +-sqrt(6 / (heads + 1))
+            with torch.no_grad():
+                for part in torch.split(self.gate.log_alpha, self.sizes or [H]):
+                    a = math.sqrt(6 / (part.numel() + 1)); part.uniform_(-a, a)
+        self.register_buffer("lam_now", torch.tensor(float(self.lam_args[0]), dtype=torch.float64))   # their trainer's state
+        self.register_buffer("counter", torch.zeros((), dtype=torch.long))
+        self.register_buffer("lam_c_now", torch.zeros((), dtype=torch.float64))
+
+    def lam(self, step: int) -> float:
+        "lambda in effect at `step`: the value set after the previous step."
+        return float(self.lam_now)
+
+    def q(self):
+        "(q0, q1) of every gate, clamped to [eps, 1 - eps]."
+        return pass_probs(self.gate.log_alpha, self.gate.beta, self.gate.gamma, self.gate.zeta, self.eps)[:2]
+
+    def gates(self, step: int) -> torch.Tensor: return self.gate()     # phi is clipped only at the clip steps
+
+    def wants_confidence(self, step: int) -> bool:
+        "True for the conf_steps steps up to and including the next clip step."
+        return self.training and any(s - self.conf_steps < step <= s for s in self.reopen_at)
 
     def penalty(self, step: int) -> torch.Tensor:
-        if self.variant == "paper": return self.lam(step) * r_pass(*self.q(), self.s)
         g = self.gate
         q0, q1, qnb = pass_probs(g.log_alpha, g.beta, g.gamma, g.zeta, self.eps)
         pen = float(self.lam_now) * pass_sparsifier(q0, q1, qnb, self.s)
@@ -240,8 +270,8 @@ class PassPruner(HeadPruner):
         return pen
 
     def after_backward(self, step: int) -> None:
-        "The trainer calls this between backward and optimizer step, where their code does its bookkeeping (code variant)."
-        if self.training and self.variant == "code": self.code_step(step)
+        "The trainer calls this between backward and optimizer step, where their code does its bookkeeping."
+        if self.training: self.code_step(step)
 
     @torch.no_grad()
     def code_step(self, step: int) -> dict:
@@ -266,35 +296,39 @@ class PassPruner(HeadPruner):
         elif clip_now and self.concentrator: self.lam_c_now.fill_(min_conc); lam_c_set = True
         return dict(met=c["met"], clipped=clip_now, lam_c_set=lam_c_set)
 
-    def keep_mask(self, K: int | None = None) -> torch.Tensor:
-        "The K heads (default: the target) most likely open."
-        return self.gate.most_open(self.K if K is None else K)
-
     def log_row(self, step: int) -> dict:
-        extra = {} if self.variant == "paper" else dict(counter=int(self.counter), **{k: v for k, v in gate_counts(
-            self.gate.log_alpha, self.K, self.clip).items() if k in ("n_closed", "n_open", "met")})
-        return dict(lam=self.lam(step), **gate_states(*(x.detach() for x in self.q())), reopened=int(self.reopened),
-                    selected=mask_str(self.keep_mask()), **extra)
+        counts = gate_counts(self.gate.log_alpha, self.K, self.clip)
+        return dict(super().log_row(step), counter=int(self.counter), **{k: counts[k] for k in ("n_closed", "n_open", "met")})
+
+PassPruner.VARIANT_CLASSES = {"paper": PassPaperPruner, "code": PassCodePruner}
 
 # %% ../nbs/14_almost_sure.ipynb #3c8f85b7
 class PassConcPruner(PassPruner):
-    "PASSCONC: PASS plus the concentrator over attention layers of `sizes` heads ('paper': active for steps in `window`)."
+    "PASSCONC: PASS plus the concentrator over attention layers of `sizes` heads; `variant` picks the class."
     concentrator = True
-    def __init__(self, H: int, K: int, sizes: list[int], window: tuple = (2000, 5000), variant: str = "paper", **kw):
+    def __init__(self, H: int, K: int, sizes: list[int], window: tuple = (2000, 5000), variant: str | None = None, **kw):
         if sum(sizes) != H: raise ValueError(f"layer sizes {sizes} sum to {sum(sizes)}, not H={H}")
-        super().__init__(H, K, sizes=sizes, variant=variant, **kw)      # `variant` named: api.make_pruner passes it by signature
-        self.window = tuple(window)
+        super().__init__(H, K, sizes=sizes, **kw)
+        self.window = tuple(window)          # read by the paper's variant (the code's lambda_c has no window)
 
+    def log_row(self, step: int) -> dict: return dict(super().log_row(step), lam_c=self.lam_c(step))
+
+class PassConcPaperPruner(PassConcPruner, PassPaperPruner):
+    "PASSCONC as we read the paper: eq. 13's adaptive lambda_c for the steps in `window`."
+    variant, SPEC_NAME = "paper", "PassConcPruner"
     def lam_c(self, step: int) -> float:
-        if self.variant == "code": return float(self.lam_c_now)
         if not self.window[0] <= step < self.window[1]: return 0.0
         g = self.gate
         return adaptive_lambda_c(g.log_alpha, self.s, self.sizes, self.lam(step), g.beta, g.gamma, g.zeta)
 
     def penalty(self, step: int) -> torch.Tensor:
-        if self.variant == "code": return super().penalty(step)
         lc = self.lam_c(step)
         pen = super().penalty(step)
         return pen + lc * r_conc(self.gate.prob_closed(), self.sizes) if lc else pen
 
-    def log_row(self, step: int) -> dict: return dict(super().log_row(step), lam_c=self.lam_c(step))
+class PassConcCodePruner(PassConcPruner, PassCodePruner):
+    "PASSCONC as their BERT trainer: lambda_c set at the clip steps (`code_step`), kept, zeroed once enough gates are closed."
+    variant, SPEC_NAME = "code", "PassConcPruner"
+    def lam_c(self, step: int) -> float: return float(self.lam_c_now)
+
+PassConcPruner.VARIANT_CLASSES = {"paper": PassConcPaperPruner, "code": PassConcCodePruner}

@@ -4,24 +4,26 @@
 
 # %% ../nbs/20_api.ipynb #3e1364dc
 from __future__ import annotations
-import inspect, math
+from dataclasses import dataclass, field
+from typing import Callable
 import torch
 from torch import nn
 from .heads import HeadIndex, check_k, top_k_mask
 from .prune import prune_heads
 from .train import TrainConfig, HeadPruner, train
+from .fidelity import VARIANTS, DEFAULT_VARIANT
 from .michel import head_importance
-from .dsp import DSPPruner, STEPruner
-from .voita import VoitaPruner
-from .almost_sure import PassPruner, PassConcPruner, PASS_CODE_STEPS, PASS_CODE_TOTAL, code_steps
+from .dsp import DSPPaperPruner, DSPCodePruner, STEPaperPruner, STECodePruner
+from .voita import VoitaPaperPruner, VoitaCodePruner
+from .almost_sure import (PassPaperPruner, PassCodePruner, PassConcPaperPruner, PassConcCodePruner,
+                                      PASS_CODE_STEPS, PASS_CODE_TOTAL, code_steps)
 from .lag import LagPruner
 
 # %% auto #0
-__all__ = ['METHODS', 'VARIANTS', 'HP', 'PASS_SCHEDULES', 'CODE_TRAIN_OPTIONS', 'model_family', 'make_pruner', 'prune_to_k']
+__all__ = ['HP', 'PASS_SCHEDULES', 'CODE_TRAIN_OPTIONS', 'REGISTRY', 'METHODS', 'model_family', 'Method', 'method_entry',
+           'registry_table', 'make_pruner', 'prune_to_k']
 
 # %% ../nbs/20_api.ipynb #97b3acfe
-METHODS = ("michel", "dsp", "ste", "voita", "pass", "passconc", "lag")
-VARIANTS = ("paper", "code")
 # Every joint method's defaults, per model family ('cls': BERT-like encoders, 'mt': Enc-Dec), in one place.
 HP = {"dsp": {"cls": dict(tau_ini=1000.0, tau_end=1e-8, cooldown=0.68, gate_lr=0.5),   # DSP Appendix A; N_cooldown as a share:
               "mt": dict(tau_ini=0.1, tau_end=1e-8, cooldown=0.23, gate_lr=0.2)},      # 25,000 of 36.8k, 15,000 of ~66k steps
@@ -29,7 +31,6 @@ HP = {"dsp": {"cls": dict(tau_ini=1000.0, tau_end=1e-8, cooldown=0.68, gate_lr=0
       "voita": {"cls": dict(lam=0.01, gate_lr=0.1), "mt": dict(lam=0.01, gate_lr=0.1)},   # DSP's re-run: gate lr 0.1
       "pass": {"cls": dict(lam_base=1e-5, lam_0=1000.0, reopen_decay=1.0), "mt": dict(lam_base=1.0, lam_0=2.0, reopen_decay=0.9)},
       "lag": {"cls": dict(warmup_share=0.5, gate_lr=0.5), "mt": dict(warmup_share=0.5, gate_lr=0.5)}}   # PASS's gate lr
-HP["passconc"] = HP["pass"]
 # PASS's schedules as shares of the phase. 'code': their BERT trainer's clip steps 2000/3000/4000 and n_step 1000 of its
 # 36,816 steps (MT: every epoch from the second of 30, about 1,100 steps each); 'paper': the paper's steps by share of its
 # run; 'cpu': tuned for a ~100-step cpu phase (n_step a tenth of it, one reopening round; see reproduce/pass2023).
@@ -48,66 +49,143 @@ def model_family(model: nn.Module) -> str:
     "'mt' for an encoder-decoder, else 'cls': which of the papers' two settings a model's defaults come from."
     return "mt" if getattr(getattr(model, "config", None), "is_encoder_decoder", False) else "cls"
 
+# %% ../nbs/20_api.ipynb #9a4c7e02
+def _at(share: float, steps: int) -> int: return max(1, round(share * steps))
+
 def _shares_to_steps(shares, steps: int) -> tuple:
     return tuple(sorted({max(1, round(x * steps)) for x in shares} & set(range(1, steps))))
 
-def make_pruner(method: str, model: nn.Module, K: int | None = None, steps: int | None = None, variant: str = "code",
-                schedule: str = "cpu", seed: int = 0, **kw) -> HeadPruner:
-    "The `HeadPruner` of a joint method for `model` and `K`, its schedule fitted to `steps` steps (Voita: neither; its lambda decides), its initial values drawn from `seed`; `pruner.train_options` holds its gate lr and trainer options."
-    if method not in HP: raise ValueError(f"unknown method {method!r}; choose one of {', '.join(HP)} (michel needs no pruner)")
+def _dsp_args(cls, hp, K, steps, sites, anneal):
+    "DSP: tau from tau_ini to tau_end over the cooldown share; anneal=False: both at the variant's held temperature (`cls.HOLD`)."
+    taus = (hp["tau_ini"], hp["tau_end"]) if anneal else ((hp["tau_ini"], hp["tau_end"])[cls.HOLD],) * 2
+    return dict(K=K, tau_ini=taus[0], tau_end=taus[1], n_cooldown=_at(hp["cooldown"], steps)), hp["gate_lr"]
+
+def _ste_args(cls, hp, K, steps, sites): return dict(K=K), hp["gate_lr"]
+def _voita_args(cls, hp, K, steps, sites): return dict(lam=hp["lam"]), hp["gate_lr"]      # open_above: the class's
+def _lag_args(cls, hp, K, steps, sites): return dict(K=K, warmup=int(hp["warmup_share"] * steps)), hp["gate_lr"]
+
+# %% ../nbs/20_api.ipynb #9a4c7e03
+def _pass_rounds(hp, sc, K, steps, sites, shares) -> dict:
+    "PASS's arguments with its rounds (clip or reopening) at `shares` of the phase; confidence over at most 20 steps before each."
+    rounds = _shares_to_steps(shares, steps)
+    first_gaps = [b - a for a, b in zip((-1,) + rounds, rounds)]
+    return dict(K=K, lam_base=hp["lam_base"], lam_0=hp["lam_0"], n_step=sc["n_step"] * steps, reopen_at=rounds,
+                reopen_decay=hp["reopen_decay"], conf_steps=max(1, min([20] + first_gaps)), sizes=[s.n_heads for s in sites])
+
+def _pass_code_args(cls, hp, K, steps, sites): return _pass_rounds(hp, hp, K, steps, sites, hp["clip"]), hp["gate_lr"]
+
+def _pass_paper_args(cls, hp, K, steps, sites, schedule):
+    "PASS as we read the paper, on the `schedule` ('cpu' or 'paper'); PASSCONC's concentrator window too."
+    if schedule not in hp["schedules"]: raise ValueError(f"schedule must be 'paper' or 'cpu'; got {schedule!r}")
+    sc = hp["schedules"][schedule]
+    args = _pass_rounds(hp, sc, K, steps, sites, sc["reopen"])
+    if cls.concentrator: args["window"] = (_at(sc["window"][0], steps), _at(sc["window"][1], steps))
+    return args, sc["gate_lr"]
+
+# %% ../nbs/20_api.ipynb #9a4c7e04
+@dataclass(frozen=True)
+class Method:
+    "A registry entry: `method` in `variant`, built by `cls` (None: trains nothing); `takes`: what the caller gives; `hp`: defaults per family."
+    method: str
+    variant: str
+    cls: type | None
+    takes: tuple
+    hp: dict = field(default_factory=dict)
+    args: Callable | None = None                           # (cls, hp of the family, K, steps, sites, **options) -> (args, gate lr)
+    options: dict = field(default_factory=dict)            # the entry's own options (not the class's) and their defaults
+    train_options: dict = field(default_factory=dict)
+
+    def check(self, H: int, K=None, steps=None) -> int | None:
+        "The caller's K (1..H) and steps, checked once: K if the entry takes it (Voita: optional, the K its keep_mask ranks to)."
+        if K is None and "K" in self.takes: raise ValueError(f"{self.method} prunes to a given K: pass K (1..{H})")
+        if steps is None and "steps" in self.takes:
+            raise ValueError(f"{self.method}'s schedule is fitted to the phase: pass steps (the phase's optimizer steps)")
+        return None if K is None else check_k(K, H)
+
+# %% ../nbs/20_api.ipynb #9a4c7e05
+_FAMILIES = ("cls", "mt")
+_PASS_CODE = {f: dict(HP["pass"][f], **PASS_SCHEDULES["code"][f]) for f in _FAMILIES}
+_PASS_PAPER = {f: dict(HP["pass"][f], schedules={s: PASS_SCHEDULES[s][f] for s in ("cpu", "paper")}) for f in _FAMILIES}
+_KS = ("K", "steps")
+REGISTRY = {(e.method, e.variant): e for e in [
+    Method("michel", "paper", None, ("K",)), Method("michel", "code", None, ("K",)),          # importance per example / per token
+    Method("dsp", "paper", DSPPaperPruner, _KS, HP["dsp"], _dsp_args, dict(anneal=True)),
+    Method("dsp", "code", DSPCodePruner, _KS, HP["dsp"], _dsp_args, dict(anneal=True), CODE_TRAIN_OPTIONS),
+    Method("ste", "paper", STEPaperPruner, ("K",), HP["ste"], _ste_args),
+    Method("ste", "code", STECodePruner, ("K",), HP["ste"], _ste_args, train_options=CODE_TRAIN_OPTIONS),
+    Method("voita", "paper", VoitaPaperPruner, ("lam",), HP["voita"], _voita_args),
+    Method("voita", "code", VoitaCodePruner, ("lam",), HP["voita"], _voita_args, train_options=CODE_TRAIN_OPTIONS),
+    Method("pass", "paper", PassPaperPruner, _KS, _PASS_PAPER, _pass_paper_args, dict(schedule="cpu")),
+    Method("pass", "code", PassCodePruner, _KS, _PASS_CODE, _pass_code_args, train_options=CODE_TRAIN_OPTIONS),
+    Method("passconc", "paper", PassConcPaperPruner, _KS, _PASS_PAPER, _pass_paper_args, dict(schedule="cpu")),
+    Method("passconc", "code", PassConcCodePruner, _KS, _PASS_CODE, _pass_code_args, train_options=CODE_TRAIN_OPTIONS),
+    Method("lag", "paper", LagPruner, _KS, HP["lag"], _lag_args), Method("lag", "code", LagPruner, _KS, HP["lag"], _lag_args)]}
+METHODS = tuple(dict.fromkeys(m for m, _ in REGISTRY))          # LAG has no code variant: one class, no trainer options
+
+def method_entry(method: str, variant: str = DEFAULT_VARIANT) -> Method:
+    "The registry's entry of `method` in `variant` (an unknown one: a ValueError naming the choices)."
+    if method not in METHODS: raise ValueError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
     if variant not in VARIANTS: raise ValueError(f"variant must be one of {', '.join(VARIANTS)}; got {variant!r}")
-    index = HeadIndex.from_model(model)
-    H, fam = index.H, model_family(model)
-    if method != "voita":
-        if K is None: raise ValueError(f"{method} prunes to a given K: pass K (1..{H})")
-        if steps is None and method != "ste": raise ValueError(f"{method}'s schedule is fitted to the phase: pass steps (the phase's optimizer steps)")
-        check_k(K, H)
-    hp = dict(HP[method][fam])
-    at = lambda share: max(1, round(share * steps))
-    if method == "dsp":
-        held = hp["tau_end"] if variant == "code" else hp["tau_ini"]                # anneal=False: their run script without its
-        tau_ini, tau_end = (hp["tau_ini"], hp["tau_end"]) if kw.pop("anneal", True) else (held, held)   # flag holds tau_end
-        cls, args, gate_lr = DSPPruner, dict(K=K, tau_ini=tau_ini, tau_end=tau_end, n_cooldown=at(hp["cooldown"])), hp["gate_lr"]
-    elif method == "ste": cls, args, gate_lr = STEPruner, dict(K=K), hp["gate_lr"]
-    elif method == "voita":                     # a head counts as open above 0.5 in DSP's released re-run, above 0 in Voita's
-        cls, args, gate_lr = VoitaPruner, dict(lam=hp["lam"], open_above=0.5 if variant == "code" else 0.0), hp["gate_lr"]
-    elif method == "lag": cls, args, gate_lr = LagPruner, dict(K=K, warmup=int(hp["warmup_share"] * steps)), hp["gate_lr"]
-    else:
-        if variant == "paper" and schedule not in ("paper", "cpu"): raise ValueError(f"schedule must be 'paper' or 'cpu'; got {schedule!r}")
-        sc = PASS_SCHEDULES["code" if variant == "code" else schedule][fam]
-        rounds = _shares_to_steps(sc["clip" if variant == "code" else "reopen"], steps)
-        first_gaps = [b - a for a, b in zip((-1,) + rounds, rounds)]          # confidence over at most 20 steps before each round
-        args = dict(K=K, lam_base=hp["lam_base"], lam_0=hp["lam_0"], n_step=sc["n_step"] * steps, reopen_at=rounds,
-                    reopen_decay=hp["reopen_decay"], conf_steps=max(1, min([20] + first_gaps)), sizes=[s.n_heads for s in index.sites])
-        cls, gate_lr = (PassConcPruner if method == "passconc" else PassPruner), sc["gate_lr"]
-        if method == "passconc" and variant == "paper": args["window"] = (at(sc["window"][0]), at(sc["window"][1]))
-    if "variant" in inspect.signature(cls.__init__).parameters: args["variant"] = variant
+    return REGISTRY[method, variant]
+
+# %% ../nbs/20_api.ipynb #9a4c7e06
+def _fmt(v) -> str:
+    if isinstance(v, float): return f"{v:.3g}"
+    if isinstance(v, tuple): return "(" + ", ".join(map(_fmt, v[:3])) + (", ..." if len(v) > 3 else "") + ")"
+    if isinstance(v, dict): return "/".join(v)
+    return str(v)
+
+def registry_table(family: str = "cls") -> str:
+    "The registry as a markdown table: method, variant, class, what it takes, its defaults for one model family."
+    rows = ["| method | variant | class | takes | defaults |", "|---|---|---|---|---|"]
+    for e in REGISTRY.values():
+        d = dict(e.hp.get(family, {}), **e.options, **e.train_options)
+        rows.append(f"| `{e.method}` | `{e.variant}` | {'`' + e.cls.__name__ + '`' if e.cls else '-'} | {', '.join(e.takes)} | "
+                    + (", ".join(f"{k}={_fmt(v)}" for k, v in d.items()) or "-") + " |")
+    return "\n".join(rows)
+
+# %% ../nbs/20_api.ipynb #9a4c7e08
+def _build(entry: Method, index: HeadIndex, family: str, K, steps, seed: int = 0, schedule: str | None = None, **kw) -> HeadPruner:
+    "The entry's pruner, with no second check of K (the caller checked it); the entry's own options are taken out of `kw`."
+    opts = dict(entry.options, **{k: kw.pop(k) for k in list(kw) if k in entry.options})
+    if schedule is not None and "schedule" in entry.options: opts["schedule"] = schedule
+    args, gate_lr = entry.args(entry.cls, entry.hp[family], K, steps, index.sites, **opts)
     with torch.random.fork_rng(devices=[]):         # a random initialisation (PASS's code: Xavier) follows `seed` only
         torch.manual_seed(seed)
-        pruner = cls(H, **dict(args, **kw))
+        pruner = entry.cls(index.H, **dict(args, **kw))
     pruner.init_seed = seed                          # part of a run folder's digest (recipes.pruner_spec): seeds never share a run
-    pruner.train_options = dict(gate_lr=gate_lr, **(CODE_TRAIN_OPTIONS if variant == "code" and method != "lag" else {}))
+    pruner.train_options = dict(gate_lr=gate_lr, **entry.train_options)
     return pruner
+
+def make_pruner(method: str, model: nn.Module, K: int | None = None, steps: int | None = None, variant: str = DEFAULT_VARIANT,
+                schedule: str | None = None, seed: int = 0, **kw) -> HeadPruner:
+    "The `HeadPruner` of `REGISTRY[method, variant]` for `model` and `K`, fitted to `steps` steps (Voita: neither; its lambda decides), its initial values drawn from `seed`; `pruner.train_options` holds its gate lr and trainer options."
+    joint = [m for m in METHODS if REGISTRY[m, DEFAULT_VARIANT].cls is not None]
+    if method not in joint: raise ValueError(f"unknown method {method!r}; choose one of {', '.join(joint)} (michel needs no pruner)")
+    entry, index = method_entry(method, variant), HeadIndex.from_model(model)
+    K = entry.check(index.H, K, steps)
+    return _build(entry, index, model_family(model), K, steps, seed, schedule, **kw)
 
 # %% ../nbs/20_api.ipynb #e8f71aec
 def prune_to_k(model: nn.Module, batches, K: int, method: str = "dsp", epochs: int = 1, lr: float = 2e-5,
                gate_lr: float | None = None, warmup_share: float = 0.1, device: str = "cpu", out_dir=None,
-               progress: bool = True, **pruner_kw) -> tuple[nn.Module, torch.Tensor]:
-    "Prune `model` to exactly `K` heads with `method`, training on `batches` (labelled); returns (pruned model, keep-mask)."
-    if method not in METHODS: raise ValueError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
-    K = check_k(K, HeadIndex.from_model(model).H)
+               progress: bool = True, variant: str = DEFAULT_VARIANT, **pruner_kw) -> tuple[nn.Module, torch.Tensor]:
+    "Prune `model` to exactly `K` heads with `REGISTRY[method, variant]`, training on `batches` (labelled); returns (pruned model, keep-mask)."
+    entry, index = method_entry(method, variant), HeadIndex.from_model(model)
+    K = check_k(K, index.H)                                   # the one check of K on this route
     get = batches if callable(batches) else (lambda epoch: batches)
     if not get(0): raise ValueError("prune_to_k: no batches; pass a list of labelled batches (dicts of tensors)")
     unlabelled = [i for i, b in enumerate(get(0)) if not isinstance(b, dict) or "labels" not in b]
     if unlabelled: raise ValueError(f"prune_to_k: batch {unlabelled[0]} has no `labels` ({len(unlabelled)} of {len(get(0))} "
                                     "unlabelled); every method needs the task loss: pass dicts with input tensors and `labels`")
-    if method == "michel":
-        unknown = sorted(set(pruner_kw) - {"variant", "per_token", "normalize"})
+    if entry.cls is None:                                       # michel: importance, then the top K
+        unknown = sorted(set(pruner_kw) - {"per_token", "normalize"})
         if unknown: raise ValueError(f"prune_to_k: michel takes variant, per_token and normalize; not {', '.join(unknown)}")
-        keep = top_k_mask(head_importance(model.to(device), get(0), progress=progress, **pruner_kw), K)
+        imp = head_importance(model.to(device), get(0), progress=progress, variant=entry.variant, **pruner_kw)
+        keep = top_k_mask(imp, K)
     else:
         steps = epochs * len(get(0))
-        pruner = make_pruner(method, model, K, steps, **pruner_kw)
+        pruner = _build(entry, index, model_family(model), K, steps, **pruner_kw)
         opts = pruner.train_options
         cfg = TrainConfig(epochs=epochs, lr=lr, gate_lr=opts["gate_lr"] if gate_lr is None else gate_lr, schedule="linear",
                           seed=pruner_kw.get("seed", 0),           # the pruner's start and the run's noise follow one seed

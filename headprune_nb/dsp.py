@@ -9,13 +9,13 @@ from __future__ import annotations
 import math
 import torch
 from torch import nn
-from .heads import check_k, top_k_mask
+from .heads import check_k, top_k_mask, mask_str, mask_of
 from .train import HeadPruner
-from .fidelity import check_variant
+from .fidelity import check_variant, Variants, DEFAULT_VARIANT
 
 # %% auto #0
-__all__ = ['gumbel_noise', 'check_tau', 'soft_topk', 'gumbel_soft_topk', 'anneal', 'DSPPruner', 'mask_str', 'mask_of', 'survival',
-           'ste_mask', 'STEPruner']
+__all__ = ['STE_MASKS', 'gumbel_noise', 'check_tau', 'soft_topk', 'gumbel_soft_topk', 'anneal', 'DSPPruner', 'DSPPaperPruner',
+           'DSPCodePruner', 'survival', 'ste_mask', 'STEPruner', 'STEPaperPruner', 'STECodePruner']
 
 # %% ../nbs/13_dsp.ipynb #1742dd20
 def gumbel_noise(shape, dtype=torch.float64, device=None, generator=None) -> torch.Tensor:
@@ -26,12 +26,12 @@ def gumbel_noise(shape, dtype=torch.float64, device=None, generator=None) -> tor
 
 # %% ../nbs/13_dsp.ipynb #91cd0797
 def check_tau(tau: float) -> float:
+    "`tau` if it is a valid temperature (> 0), else a ValueError."
     if not tau > 0: raise ValueError(f"the temperature tau must be > 0; got {tau}")
     return tau
 
-def soft_topk(r: torch.Tensor, K: int, tau: float) -> torch.Tensor:
-    "Relaxed K-hot vector of the scores `r` (eqs. 14-19), in float64; sums to K."
-    check_k(K, r.shape[-1]); check_tau(tau)
+def _soft_topk(r: torch.Tensor, K: int, tau: float) -> torch.Tensor:
+    "`soft_topk` without its input checks: the pruner checks K and tau once, when it is built, and calls this every step."
     r = r.double()
     tiny = torch.finfo(torch.float64).tiny
     g = torch.zeros_like(r)
@@ -41,13 +41,28 @@ def soft_topk(r: torch.Tensor, K: int, tau: float) -> torch.Tensor:
         r = r + torch.log(torch.clamp(1 - g_k, min=tiny))          # eq. 18
     return g
 
-def gumbel_soft_topk(logits: torch.Tensor, K: int, tau: float, generator=None, noise: torch.Tensor | None = None) -> torch.Tensor:
-    "DSP's gates: the relaxed top-K of `logits` perturbed by Gumbel noise (fresh, or the given `noise` draws), in float64."
+def soft_topk(r: torch.Tensor, K: int, tau: float) -> torch.Tensor:
+    "Relaxed K-hot vector of the scores `r` (eqs. 14-19), in float64; sums to K."
+    check_k(K, r.shape[-1]); check_tau(tau)
+    return _soft_topk(r, K, tau)
+
+def _perturbed(logits: torch.Tensor, generator=None, noise: torch.Tensor | None = None) -> torch.Tensor:
+    "`logits` plus Gumbel noise (fresh, or the given draws), in float64."
     if noise is None: noise = gumbel_noise(logits.shape, device=logits.device, generator=generator)
     elif noise.shape != logits.shape: raise ValueError(f"noise has shape {tuple(noise.shape)}, the logits {tuple(logits.shape)}")
-    return soft_topk(logits.double() + noise.to(logits.device, torch.float64), K, tau)
+    return logits.double() + noise.to(logits.device, torch.float64)
+
+def gumbel_soft_topk(logits: torch.Tensor, K: int, tau: float, generator=None, noise: torch.Tensor | None = None) -> torch.Tensor:
+    "DSP's gates: the relaxed top-K of `logits` perturbed by Gumbel noise (fresh, or the given `noise` draws), in float64."
+    check_k(K, logits.shape[-1]); check_tau(tau)
+    return _soft_topk(_perturbed(logits, generator, noise), K, tau)
 
 # %% ../nbs/13_dsp.ipynb #23baa503
+def _anneal(step: int, tau_ini: float, tau_end: float, n_cooldown: int, rule: str = "<=") -> float:
+    "`anneal` without its input checks (the pruner checks its schedule once, when it is built)."
+    if step > n_cooldown or (rule == "<" and step == n_cooldown): return tau_end
+    return math.exp(math.log(tau_ini) - step / n_cooldown * (math.log(tau_ini) - math.log(tau_end)))
+
 def anneal(step: int, tau_ini: float, tau_end: float, n_cooldown: int, rule: str = "<=") -> float:
     "Temperature after `step` training steps (eq. 24): log-linear from tau_ini to tau_end in n_cooldown steps, formula while step `rule` n_cooldown."
     check_tau(tau_ini); check_tau(tau_end)
@@ -55,27 +70,26 @@ def anneal(step: int, tau_ini: float, tau_end: float, n_cooldown: int, rule: str
         raise ValueError(f"n_cooldown must be a positive number of steps; got {n_cooldown!r}")
     if rule not in ("<=", "<"): raise ValueError(f"rule must be '<=' (DSP's BERT trainer) or '<' (their fairseq script); got {rule!r}")
     if step < 0: raise ValueError(f"step must be >= 0; got {step}")
-    if step > n_cooldown or (rule == "<" and step == n_cooldown): return tau_end
-    return math.exp(math.log(tau_ini) - step / n_cooldown * (math.log(tau_ini) - math.log(tau_end)))
+    return _anneal(step, tau_ini, tau_end, n_cooldown, rule)
 
 # %% ../nbs/13_dsp.ipynb #d4801c74
-class DSPPruner(HeadPruner):
-    "Differentiable subset pruning: gates = Gumbel soft top-K of w at an annealed temperature (or tau_end throughout); exactly K kept."
+class DSPPruner(Variants, HeadPruner):
+    "Differentiable subset pruning: gates = Gumbel soft top-K of w at an annealed temperature (or a held one); exactly K kept."
+    HOLD = 1                  # annealing=False holds schedule[HOLD]: tau_end (1) or tau_ini (0); set by each variant
     def __init__(self, H: int, K: int, tau_ini: float = 1.0, tau_end: float = 1e-8, n_cooldown: int = 1000,
-                 init: float = 0.0, annealing: bool = True, rule: str = "<=", variant: str = "paper"):
+                 init: float = 0.0, annealing: bool = True, rule: str = "<=", variant: str | None = None):
         super().__init__()
-        self.variant = check_variant(variant)      # soft top-K and annealing are the same in both (checked below)
         self.K, self.schedule, self.annealing, self.rule = check_k(K, H), (tau_ini, tau_end, n_cooldown), bool(annealing), rule
-        anneal(0, *self.schedule, rule=rule)                       # validate now, not at the first step
+        anneal(0, *self.schedule, rule=rule)                       # K and the schedule are checked here, once, not every step
         self.w = nn.Parameter(torch.full((H,), float(init)))       # log importance (eq. 20)
 
     def tau(self, step: int) -> float:
-        "The temperature at `step`: eq. 24, or tau_end at every step with annealing off (their run script's default)."
-        return anneal(step, *self.schedule, rule=self.rule) if self.annealing else check_tau(self.schedule[1])
+        "The temperature at `step`: eq. 24, or, with annealing off, the variant's held temperature at every step."
+        return _anneal(step, *self.schedule, self.rule) if self.annealing else self.schedule[self.HOLD]
 
     def gates(self, step: int) -> torch.Tensor:
         if not self.training: return self.keep_mask().to(self.w.device, self.w.dtype)
-        return gumbel_soft_topk(self.w, self.K, self.tau(step)).to(self.w.dtype)
+        return _soft_topk(_perturbed(self.w), self.K, self.tau(step)).to(self.w.dtype)
 
     def keep_mask(self, K: int | None = None) -> torch.Tensor:
         "The K (default: the pruner's K) heads of largest w."
@@ -83,35 +97,54 @@ class DSPPruner(HeadPruner):
 
     def log_row(self, step: int) -> dict: return dict(tau=self.tau(step), selected=mask_str(self.keep_mask()))
 
-def mask_str(mask) -> str: return "".join("1" if m else "0" for m in mask)
-def mask_of(kept, H: int) -> torch.Tensor:
-    "The boolean mask a `mask_str` string of `H` heads spells (leading zeros a CSV written before `read_csv` kept mask strings had lost are put back)."
-    return torch.tensor([c == "1" for c in str(kept).zfill(H)])
+# %% ../nbs/13_dsp.ipynb #6d1f3a02
+class DSPPaperPruner(DSPPruner):
+    "DSP, the paper's reading: annealing off holds tau_ini."
+    variant, SPEC_NAME, HOLD = "paper", "DSPPruner", 0
+
+class DSPCodePruner(DSPPruner):
+    "DSP as their run script: annealing off (their default) holds tau_end."
+    variant, SPEC_NAME, HOLD = "code", "DSPPruner", 1
+
+DSPPruner.VARIANT_CLASSES = {"paper": DSPPaperPruner, "code": DSPCodePruner}
 
 def survival(selected: list[str], final: str) -> list[float]:
     "Share of the heads selected at each logged step that are in the final selection (DSP figure 7)."
     return [sum(a == b == "1" for a, b in zip(s, final)) / s.count("1") for s in selected]
 
 # %% ../nbs/13_dsp.ipynb #1dbd68b8
-def ste_mask(r: torch.Tensor, K: int, variant: str = "paper") -> torch.Tensor:
+def _ste_paper(r: torch.Tensor, K: int) -> torch.Tensor: return torch.zeros_like(r).scatter_(0, r.topk(K).indices, 1.0)
+def _ste_code(r: torch.Tensor, K: int) -> torch.Tensor:
+    return torch.ones_like(r) if K == r.numel() else (r > r.topk(K + 1).values[-1]).to(r.dtype)
+STE_MASKS = {"paper": _ste_paper, "code": _ste_code}
+
+def ste_mask(r: torch.Tensor, K: int, variant: str = DEFAULT_VARIANT) -> torch.Tensor:
     "Hard forward mask of STE: exactly the top-K of `r` ('paper'), or r strictly above the (K+1)-th largest value ('code', DSP's STEFunction)."
     check_k(K, r.numel())
-    if check_variant(variant) == "code":
-        if K == r.numel(): return torch.ones_like(r)
-        return (r > r.topk(K + 1).values[-1]).to(r.dtype)
-    return torch.zeros_like(r).scatter_(0, r.topk(K).indices, 1.0)
+    return STE_MASKS[check_variant(variant)](r, K)
 
-class STEPruner(HeadPruner):
+class STEPruner(Variants, HeadPruner):
     "Straight-through top-K: forward = hard top-K mask of w (+ Gumbel noise if `noise`), backward = identity."
-    def __init__(self, H: int, K: int, init: float = 0.0, noise: bool = False, variant: str = "paper"):
+    def __init__(self, H: int, K: int, init: float = 0.0, noise: bool = False, variant: str | None = None):
         super().__init__()
-        self.K, self.noise, self.variant = check_k(K, H), noise, check_variant(variant)
+        self.K, self.noise = check_k(K, H), noise
         self.w = nn.Parameter(torch.full((H,), float(init)))
 
     def gates(self, step: int) -> torch.Tensor:
         if not self.training: return self.keep_mask().to(self.w.device, self.w.dtype)
         r = self.w.detach() + (gumbel_noise(self.w.shape, self.w.dtype, self.w.device) if self.noise else 0)
-        return ste_mask(r, self.K, self.variant) + (self.w - self.w.detach())   # forward: exactly the mask
+        return STE_MASKS[self.variant](r, self.K) + (self.w - self.w.detach())   # forward: exactly the mask
 
     def keep_mask(self, K: int | None = None) -> torch.Tensor:
+        "The K (default: the pruner's K) heads of largest w."
         return top_k_mask(self.w.detach().cpu(), self.K if K is None else K)
+
+class STEPaperPruner(STEPruner):
+    "STE keeping exactly K heads in the forward pass."
+    variant, SPEC_NAME = "paper", "STEPruner"
+
+class STECodePruner(STEPruner):
+    "STE as DSP's STEFunction: a tie at the threshold drops heads."
+    variant, SPEC_NAME = "code", "STEPruner"
+
+STEPruner.VARIANT_CLASSES = {"paper": STEPaperPruner, "code": STECodePruner}

@@ -12,7 +12,7 @@ from pathlib import Path
 import headprune_nb
 
 # %% auto #0
-__all__ = ['VARIANTS', 'fidelity_dir', 'load_cases', 'check_case', 'unchecked', 'check_variant']
+__all__ = ['VARIANTS', 'DEFAULT_VARIANT', 'fidelity_dir', 'load_cases', 'check_case', 'unchecked', 'check_variant', 'Variants']
 
 # %% ../nbs/09_fidelity.ipynb #fa62eb7f
 def fidelity_dir() -> Path | None:
@@ -65,9 +65,21 @@ def unchecked(file: str, cases: list[dict]) -> list[str]:
 
 # %% ../nbs/09_fidelity.ipynb #732d242f
 VARIANTS = ("paper", "code")
+DEFAULT_VARIANT = "code"      # the released code: it produced the published numbers; see the paragraph above
 
 def check_variant(variant) -> str:
     "`variant` if it is one of VARIANTS, else a ValueError naming the allowed values."
     if variant not in VARIANTS:
         raise ValueError(f"variant must be one of {', '.join(map(repr, VARIANTS))} (the paper's text or the authors' released code); got {variant!r}")
     return variant
+
+# %% ../nbs/09_fidelity.ipynb #5a1c0e02
+class Variants:
+    "Mixin of a method's class: called with `variant=` (default DEFAULT_VARIANT), it builds that variant's class from its `VARIANT_CLASSES`."
+    variant: str | None = None          # each variant's class sets its own
+    def __new__(cls, *args, variant: str | None = None, **kw):
+        table = cls.__dict__.get("VARIANT_CLASSES")          # only the method's own class dispatches (not a subclass of it)
+        if table is not None: cls = table[check_variant(DEFAULT_VARIANT if variant is None else variant)]
+        elif variant is not None and cls.variant is not None and check_variant(variant) != cls.variant:
+            raise ValueError(f"{cls.__name__} is the {cls.variant!r} variant; got variant={variant!r}")
+        return super().__new__(cls)

@@ -11,7 +11,7 @@ from torch import nn
 
 # %% auto #0
 __all__ = ['QKV_NAMES', 'N_HEADS_ATTRS', 'HEAD_DIM_ATTRS', 'KIND_ORDER', 'qkv_names', 'Site', 'HeadIndex', 'per_site',
-           'as_matrix', 'check_k', 'top_k_mask', 'random_keep_mask']
+           'as_matrix', 'check_k', 'top_k_mask', 'random_keep_mask', 'mask_str', 'mask_of']
 
 # %% ../nbs/00_heads.ipynb #f9adbe96
 QKV_NAMES = (("query", "key", "value"), ("q_proj", "k_proj", "v_proj"))
@@ -186,3 +186,12 @@ def random_keep_mask(H: int, K: int, seed: int = 0) -> torch.Tensor:
     mask = torch.zeros(H, dtype=torch.bool)
     mask[torch.randperm(H, generator=g)[:K]] = True
     return mask
+
+# %% ../nbs/00_heads.ipynb #3b7d2e02
+def mask_str(mask) -> str:
+    "A keep-mask as a string of 0s and 1s, in head order."
+    return "".join("1" if m else "0" for m in mask)
+
+def mask_of(kept, H: int) -> torch.Tensor:
+    "The boolean mask a `mask_str` string of `H` heads spells (leading zeros a CSV written before `read_csv` kept mask strings had lost are put back)."
+    return torch.tensor([c == "1" for c in str(kept).zfill(H)])

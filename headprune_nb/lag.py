@@ -9,11 +9,10 @@ Docs: https://headprune.github.io/headprune-nb/lag.html.md"""
 from __future__ import annotations
 import torch
 from torch import nn
-from .heads import check_k
+from .heads import check_k, mask_str
 from .train import HeadPruner
 from .hard_concrete import HardConcrete, GAMMA, ZETA
 from .almost_sure import target_sparsity
-from .dsp import mask_str
 
 # %% auto #0
 __all__ = ['ascend', 'LagPruner']

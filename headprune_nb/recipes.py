@@ -410,10 +410,13 @@ def digest_dir(parent, name: str, spec: dict) -> Path:
     return Path(parent) / f"{name}-{spec_digest(spec)}"
 
 def pruner_spec(pruner) -> dict:
-    "The pruner's class, every constructor argument that changes training (`HeadPruner.hparams` less the class's `EVAL_ONLY`) and the seed of its initial values (`init_seed`, set by `api.make_pruner`), for a run folder's digest."
-    skip = getattr(type(pruner), "EVAL_ONLY", ())
+    """The pruner's class, every constructor argument that changes training (`HeadPruner.hparams` less the class's `EVAL_ONLY`) and the seed of its initial values (`init_seed`, set by `api.make_pruner`), for a run folder's digest.
+    A variant's class (`fidelity.Variants`) is filed as its `SPEC_NAME` (the one class its runs had before the split) with its `variant`."""
+    cls, skip = type(pruner), getattr(type(pruner), "EVAL_ONLY", ())
+    name = cls.__dict__.get("SPEC_NAME")                      # the class's own: a subclass of a variant is another class
+    hp = dict(getattr(pruner, "hparams", {}), **({"variant": cls.variant} if name else {}))
     seed = {"init_seed": pruner.init_seed} if getattr(pruner, "init_seed", None) is not None else {}
-    return dict(cls=type(pruner).__name__, **{k: v for k, v in getattr(pruner, "hparams", {}).items() if k not in skip}, **seed)
+    return dict(cls=name or cls.__name__, **{k: v for k, v in hp.items() if k not in skip}, **seed)
 
 def joint_run_dir(base: Trained, name: str, cfg: TrainConfig, train_limit, from_start, pruner=None) -> Path:
     "`<cache>/runs/<profile>/<name>-<digest of the run's configuration and of the pruner's hyper-parameters>`."

@@ -12,32 +12,31 @@ from .train import HeadPruner
 import math
 from .hard_concrete import HardConcrete, deterministic_gate, BETA, GAMMA, ZETA
 from .heads import top_k_mask, check_k
-from .fidelity import check_variant
+from .fidelity import Variants
 
 # %% auto #0
-__all__ = ['MAX_WIDEN', 'VoitaPruner', 'nearest_k', 'aimed_sweep']
+__all__ = ['MAX_WIDEN', 'VoitaPruner', 'VoitaPaperPruner', 'VoitaCodePruner', 'nearest_k', 'aimed_sweep']
 
 # %% ../nbs/12_voita.ipynb #1527e833
-class VoitaPruner(HeadPruner):
+class VoitaPruner(Variants, HeadPruner):
     "Voita et al.'s joint pruner: Hard Concrete gate per head, penalty lambda * sum_h P(z_h != 0) (per_layer: averaged over layers)."
     EVAL_ONLY = ("open_above",)    # read only when counting open heads: runs that differ in it train the same (one run folder)
-    def __init__(self, H: int, lam: float, init: float | None = None, beta: float = BETA, gamma: float = GAMMA,
-                 zeta: float = ZETA, sizes=None, per_layer: bool = False, open_above: float = 0.0, variant: str = "paper"):
+    def __init__(self, H: int, lam: float, init: float | None = None, beta: float = BETA, gamma: float = GAMMA, zeta: float = ZETA,
+                 sizes=None, per_layer: bool = False, open_above: float | None = None, variant: str | None = None):
         super().__init__()
         if lam < 0: raise ValueError(f"lambda must be >= 0; got {lam}")
-        self.variant = check_variant(variant)
         if per_layer and sizes is None: raise ValueError("per_layer=True averages over layers: pass sizes (the heads of each layer)")
         if sizes is not None and (not len(sizes) or sum(sizes) != H or min(sizes) < 0):
             raise ValueError(f"sizes (heads per layer) must be non-negative and add up to H={H}; got {list(sizes)}")
-        self.gate, self.lam, self.sizes, self.per_layer, self.open_above = HardConcrete(H, init, beta, gamma, zeta), lam, None if sizes is None else list(sizes), per_layer, open_above
+        self.gate, self.lam, self.sizes, self.per_layer = HardConcrete(H, init, beta, gamma, zeta), lam, None if sizes is None else list(sizes), per_layer
+        self.open_above = self.OPEN_ABOVE if open_above is None else open_above      # default: the variant's
 
     def gates(self, step: int) -> torch.Tensor: return self.gate()    # sample in train mode, deterministic in eval
 
-    def p_nonzero(self) -> torch.Tensor:
-        "P(z_h != 0) per head; 'code': clamped to [1e-6, 1 - 1e-6] as both released codes do."
+    def p_open(self) -> torch.Tensor:
+        "P(z_h != 0) per head, exactly."
         g = self.gate
-        p = torch.sigmoid(g.log_alpha - g.beta * math.log(-g.gamma / g.zeta))
-        return p.clamp(1e-6, 1 - 1e-6) if self.variant == "code" else p
+        return torch.sigmoid(g.log_alpha - g.beta * math.log(-g.gamma / g.zeta))
 
     def penalty(self, step: int) -> torch.Tensor:
         "lambda * sum_h P(z_h != 0); per_layer: the mean over layers of the per-layer sums (Voita's code)."
@@ -45,12 +44,26 @@ class VoitaPruner(HeadPruner):
         return self.lam * (total / len(self.sizes) if self.per_layer else total)
 
     def keep_mask(self, K: int | None = None, above: float | None = None) -> torch.Tensor:
-        "K=None: heads whose deterministic gate > `above` (default open_above: 0 Voita, 0.5 DSP's re-run); else K heads: most open by log_alpha ('paper'), by deterministic gate with ties to the lower id ('code')."
+        "K=None: heads whose deterministic gate > `above` (default open_above: the variant's); else the K heads the variant ranks first."
         la = self.gate.log_alpha.detach().cpu()
         gate = deterministic_gate(la, self.gate.gamma, self.gate.zeta)
         if K is None: return gate > (self.open_above if above is None else above)
-        if self.variant == "code": return top_k_mask(gate, check_k(K, la.numel()))
-        return self.gate.most_open(K).cpu()
+        return self.rank(gate, check_k(K, la.numel()))
+
+# %% ../nbs/12_voita.ipynb #8f3d5a01
+class VoitaPaperPruner(VoitaPruner):
+    "Voita as the paper: exact P(z != 0), K heads most open by log_alpha, a head counts as open when its gate > 0."
+    variant, SPEC_NAME, OPEN_ABOVE = "paper", "VoitaPruner", 0.0
+    def p_nonzero(self) -> torch.Tensor: return self.p_open()
+    def rank(self, gate: torch.Tensor, K: int) -> torch.Tensor: return self.gate.most_open(K).cpu()
+
+class VoitaCodePruner(VoitaPruner):
+    "Voita as DSP's port: P(z != 0) clamped to [1e-6, 1 - 1e-6], K heads by gate (ties to the lower id), open when its gate > 0.5."
+    variant, SPEC_NAME, OPEN_ABOVE = "code", "VoitaPruner", 0.5
+    def p_nonzero(self) -> torch.Tensor: return self.p_open().clamp(1e-6, 1 - 1e-6)
+    def rank(self, gate: torch.Tensor, K: int) -> torch.Tensor: return top_k_mask(gate, K)
+
+VoitaPruner.VARIANT_CLASSES = {"paper": VoitaPaperPruner, "code": VoitaCodePruner}
 
 # %% ../nbs/12_voita.ipynb #6a87ac79
 def nearest_k(open_heads: dict, K: int) -> float:
