@@ -4,7 +4,7 @@
 
 # %% ../nbs/17_runs.ipynb #7a0c0003
 from __future__ import annotations
-import contextlib, json, math, os, sys, tempfile, time
+import contextlib, functools, json, math, os, sys, tempfile, time
 from collections import Counter
 from dataclasses import dataclass, field, asdict, replace
 from pathlib import Path
@@ -16,9 +16,9 @@ from .store import write_json, utc_now, _git_commit, machine_info, cached_tensor
 # %% auto #0
 __all__ = ['SEEDS', 'BUDGETS', 'EXECUTORS', 'HEAD_SCANS', 'ngram_stats', 'bleu_from_stats', 'Sample', 'correct_per_example',
            'bleu_sample', 'task_scorer', 'score_masked', 'save_sample', 'load_sample', 'sample_of', 'sample_made',
-           'cached_sample', 'phase_limit', 'phase_plan', 'SeedRuns', 'RunKey', 'RunRecord', 'record_path',
-           'save_record', 'load_record', 'GridFailed', 'LocalExecutor', 'get_executor', 'made_by', 'run_grid',
-           'head_scan_path', 'cached_head_scan']
+           'cached_sample', 'phase_limit', 'phase_plan', 'baseline_of', 'recipe_index', 'SeedRuns', 'RunKey',
+           'RunRecord', 'record_path', 'save_record', 'load_record', 'GridFailed', 'LocalExecutor', 'get_executor',
+           'made_by', 'run_grid', 'head_scan_path', 'cached_head_scan']
 
 # %% ../nbs/17_runs.ipynb #10eded8e
 def ngram_stats(hyp: str, ref: str, order: int = 4) -> list[int]:
@@ -166,6 +166,20 @@ def phase_plan(budget_steps: int, batch_size: int, n_train: int) -> tuple[int | 
     if limit <= n_train: return limit, 1
     return None, math.ceil(budget_steps / math.ceil(n_train / batch_size))
 
+# %% ../nbs/17_runs.ipynb #7a0c0021
+def baseline_of(profile: str, task: str, seed: int) -> str:
+    "Digest of `task`'s baseline of `seed` in `profile` (its recipe and seed), known without training it."
+    from headprune_nb.recipes import baseline_spec, find_recipe, spec_digest
+    return spec_digest(baseline_spec(find_recipe(profile, task), seed))
+
+@functools.lru_cache(maxsize=None)
+def recipe_index(profile: str, task: str):
+    "The `HeadIndex` of `task`'s architecture in `profile` (random weights: no training, no download)."
+    from headprune_nb.recipes import find_recipe
+    from headprune_nb.models import build_architecture
+    from headprune_nb.heads import HeadIndex
+    return HeadIndex.from_model(build_architecture(find_recipe(profile, task).model))
+
 # %% ../nbs/17_runs.ipynb #a1b2v2c1
 class SeedRuns:
     "Per-seed baselines, budget phases and cached per-example scores of one reproduction run (see above)."
@@ -186,8 +200,7 @@ class SeedRuns:
         "What seed `s`'s scores of `task` are scores of, known without training: a digest of its baseline's recipe and seed (an imported main baseline: its checkpoint's)."
         origin = getattr(self.bases[task], "origin", None) if s == self.main_seed else None
         if origin: return f"imported-{origin}"
-        from headprune_nb.recipes import baseline_spec, find_recipe, spec_digest
-        return spec_digest(baseline_spec(find_recipe(self.profile, task), s))
+        return baseline_of(self.profile, task, s)
 
     def current(self, path, task: str, s: int) -> bool:
         "Whether the file at `path` exists and was made from seed `s`'s baseline of `task` as it is now (its `.json` provenance's `baseline_of`; a file that names none is taken as it is)."

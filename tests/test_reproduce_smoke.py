@@ -183,6 +183,7 @@ def test_voita_lambda_smoke_sweep_resumes(tmp_path, monkeypatch, smoke_cache):
     assert [(r["seed"], r["lam"]) for r in read_csv(out / "sweep_seeds.csv")] == [(1, 0.01), (1, 0.1), (1, 1.0)]   # the other seed's sweep
     assert [r["lam"] for r in again] == [0.01, 0.1, 1.0]
     assert [again[0]["seconds"], again[2]["seconds"]] == [rows[0]["seconds"], rows[1]["seconds"]]   # not rerun
+    assert len(list((out / "records" / "synthetic_cls").glob("voita-lam*-seed*.json"))) == 6     # one record per seed and lambda
     claims = read_csv(out / "claims.csv")                      # counts along the grid: one vote per seed, no interval
     assert len(claims) == 4 and all("no interval" in c["rule"] and "seed 0:" in c["ours"] and "seed 1:" in c["ours"] for c in claims)
     assert all(c["budget"].endswith(" steps") for c in claims)   # each lambda's joint phase, as every claim row says
