@@ -17,8 +17,8 @@ from .store import write_json, utc_now, _git_commit, machine_info, cached_tensor
 __all__ = ['SEEDS', 'BUDGETS', 'EXECUTORS', 'HEAD_SCANS', 'ngram_stats', 'bleu_from_stats', 'Sample', 'correct_per_example',
            'bleu_sample', 'task_scorer', 'score_masked', 'save_sample', 'load_sample', 'sample_of', 'sample_made',
            'cached_sample', 'phase_limit', 'phase_plan', 'baseline_of', 'recipe_index', 'SeedRuns', 'RunKey',
-           'RunRecord', 'record_path', 'save_record', 'load_record', 'GridFailed', 'LocalExecutor', 'get_executor',
-           'made_by', 'run_grid', 'head_scan_path', 'cached_head_scan']
+           'RunRecord', 'record_path', 'save_record', 'load_record', 'read_records', 'GridFailed', 'LocalExecutor',
+           'get_executor', 'made_by', 'run_grid', 'head_scan_path', 'cached_head_scan']
 
 # %% ../nbs/17_runs.ipynb #10eded8e
 def ngram_stats(hyp: str, ref: str, order: int = 4) -> list[int]:
@@ -318,6 +318,15 @@ def load_record(folder, key: RunKey) -> RunRecord | None:
         print(f"{path}: a record of {was}, not of {key}: made anew", file=sys.stderr); return None
     scores = load_sample(path.with_suffix(".npz")) if body.pop("has_scores", False) else None
     return RunRecord(key, scores=scores, **body)
+
+# %% ../nbs/17_runs.ipynb #7a0c0031
+def read_records(folder) -> list[RunRecord]:
+    "Every record under `folder` (`<task>/<name>.json`), sorted by task and name."
+    out = []
+    for path in sorted(Path(folder).glob("*/*.json")):
+        body = _read_json(path)
+        out.append(load_record(folder, RunKey(**body["key"])))
+    return out
 
 # %% ../nbs/17_runs.ipynb #7a0c0018
 class GridFailed(RuntimeError):

@@ -2,11 +2,12 @@
 `--profile cpu` into a copy of the committed folder, it trains nothing (the model cache stays empty) and writes the
 same files, byte for byte. This is the regression test of the run layer (issue 36): a change that moves a committed
 number, or that needs a model to build a table, fails here."""
-import filecmp, shutil
+import filecmp, json, shutil
 import pytest
 from headprune_nb.reproduce import run_experiment, committed_dir
 
 REBUILT = {     # experiment -> the committed files its rebuild must write again, identical
+    "baselines": ["baselines.csv"],
     "voita_lambda": ["claims.csv", "sweep.csv", "sweep_seeds.csv"],
 }
 
@@ -18,7 +19,8 @@ def test_rebuild_from_records(name, tmp_path, monkeypatch):
     for f in REBUILT[name]: (out / f).unlink()                      # the rebuild must write them again
     cache = tmp_path / "cache"
     monkeypatch.setenv("HEADPRUNE_CACHE", str(cache))
-    run_experiment(name, "cpu", out_dir=out, progress=False)
+    params = json.loads((committed / "complete.json").read_text())["params"]      # the committed run's own parameters
+    run_experiment(name, "cpu", params, out_dir=out, progress=False)
     assert not (cache / "models").exists() and not (cache / "runs").exists(), "the rebuild trained or loaded a model"
     differ = [f for f in REBUILT[name] if not filecmp.cmp(committed / f, out / f, shallow=False)]
     assert not differ, f"{name}: rebuilt from records, these differ from the committed files: {differ}"
