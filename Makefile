@@ -8,9 +8,10 @@
 #                    (the old run set aside in EXPERIMENT.previous; an interrupted refresh resumes when re-run)
 #   make docs        build the documentation site into _site/ (offline: Sphinx, MathJax from npm)
 # FAIRSEQ=0 leaves out the optional fairseq adapter (its fairseq-fixed build takes about 2 min).
-# On a CPU machine torch is installed first, pinned to the CPU build (a plain `pip install torch`
-# would pull several GB of CUDA wheels). On a GPU machine: make TORCH="torch" (or install torch
-# your own way into .venv first).
+# torch is installed first by tools/install_torch.py: with no GPU (no nvidia-smi that answers), the CPU build from
+# PyTorch's CPU index (a plain `pip install torch` would pull several GB of CUDA wheels), the plain index when that
+# index cannot be reached, saying so; with a GPU, the plain index. On a GPU machine: make TORCH="torch" (or install
+# torch your own way into .venv first).
 
 PYTHON ?= python3
 VENV   ?= .venv
@@ -29,7 +30,7 @@ install: $(VENV)/.installed
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -c "import torch" 2>/dev/null || $(BIN)/pip install -q "$(TORCH)"
+	$(BIN)/python -c "import torch" 2>/dev/null || $(BIN)/python tools/install_torch.py "$(TORCH)"
 	$(BIN)/pip install -q -e ".[$(EXTRAS)]"
 	@# fairseq-fixed: an sdist built against the torch above; --no-deps keeps out a torchaudio that need not match it
 	$(if $(filter 1,$(FAIRSEQ)),$(BIN)/pip install -q --no-build-isolation --no-deps fairseq-fixed==0.12.3.1)

@@ -35,3 +35,23 @@ def test_fairseq_is_optional_and_keeps_torchaudio_out():
     code = "import sys, headprune_nb.fairseq_adapter; print('fairseq' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0 and out.stdout.strip() == "False", out.stderr
+
+def test_torch_install_picks_the_cpu_index_without_a_gpu(tmp_path, monkeypatch):
+    "make install's choice (tools/install_torch.py), without the network: the CPU index when no GPU answers, else plain."
+    sys.path.insert(0, str(ROOT / "tools"))
+    import install_torch as it
+    why, steps = it.plan("torch==2.13.0", gpu=False, cpu_index=True)
+    assert "CPU build" in why and steps[0][-3:] == ["--extra-index-url", it.PYPI, "torch==2.13.0"]
+    assert it.CPU_INDEX in steps[0] and steps[1] == ["install", "-q", "torch==2.13.0"]       # the plain index if it fails
+    why, steps = it.plan("torch==2.13.0", gpu=False, cpu_index=False)
+    assert "cannot be reached" in why and steps == [["install", "-q", "torch==2.13.0"]]
+    why, steps = it.plan("torch", gpu=True, cpu_index=True)
+    assert "GPU" in why and steps == [["install", "-q", "torch"]]
+    monkeypatch.setenv("PATH", str(tmp_path))                                 # no nvidia-smi at all
+    assert it.has_gpu() is False
+    smi = tmp_path / "nvidia-smi"
+    smi.write_text("#!/bin/sh\necho 'GPU 0: NVIDIA H100 (UUID: GPU-1)'\n"); smi.chmod(0o755)
+    assert it.has_gpu() is True
+    smi.write_text("#!/bin/sh\necho 'NVIDIA-SMI has failed'; exit 9\n")      # a driver that does not answer: no GPU
+    assert it.has_gpu() is False
+    assert it.reachable("http://127.0.0.1:9/", timeout=2) is False
