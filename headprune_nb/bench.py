@@ -145,6 +145,16 @@ class LoadMonitor:
 
     def __exit__(self, *exc):
         self._stop.set(); self._thread.join()
+        self.record = r = self.now()
+        if r["competing"] and self.warn:
+            print(f"warning: other work competed for the cores during this {self.what} ({r['other_cores']} cores busy "
+                  f"elsewhere, steal {r['steal_pct']}%, load {r['load_before']} -> {r['load_during_max']} of "
+                  f"{r['cpu_count']} cores): its speed numbers measure the machine too; re-run on idle cores",
+                  file=sys.stderr, flush=True)
+        return False
+
+    def now(self) -> dict:
+        "The record so far (inside the block: the load from its start until now; after it: the whole block's)."
         wall, own = time.perf_counter() - self._t0, _own_cpu_seconds() - self._own0
         j1, after = _cpu_jiffies(), load_average()
         r = dict(load_before=self._before, load_during_max=max(self._samples, default=after), load_after=after,
@@ -157,13 +167,7 @@ class LoadMonitor:
             r["steal_pct"] = round(100 * steal / total, 2)
         if wall >= self.judge_seconds:                                   # shorter: one tick reads as a tenth of a core
             r["competing"] = bool((r["other_cores"] or 0) >= COMPETING_CORES or (r["steal_pct"] or 0) >= COMPETING_STEAL_PCT)
-        self.record = r
-        if r["competing"] and self.warn:
-            print(f"warning: other work competed for the cores during this {self.what} ({r['other_cores']} cores busy "
-                  f"elsewhere, steal {r['steal_pct']}%, load {r['load_before']} -> {r['load_during_max']} of "
-                  f"{r['cpu_count']} cores): its speed numbers measure the machine too; re-run on idle cores",
-                  file=sys.stderr, flush=True)
-        return False
+        return r
 
 LOAD_FIELDS = ("load_before", "load_during_max", "load_after", "other_cores", "steal_pct", "competing")
 
@@ -277,12 +281,18 @@ def _comparison_path(model, keep, batch_sizes, tgt_len, attention) -> tuple:
     emptied = any(not keep[index.span(i)].any() for i in range(len(index.sites)))
     return ("compare_pruned", type(model).__name__, tuple(batch_sizes), tgt_len is None, bool(attention), emptied)
 
+def _competing(rec: dict) -> str | None:
+    "Why a timing stops adding pairs: other work on the cores, as the load monitor judges it so far (None: none)."
+    if not rec.get("competing"): return None
+    return f"other work competes for the cores ({rec['other_cores']} cores busy elsewhere, steal {rec['steal_pct']}%)"
+
 def compare_pruned(model: nn.Module, keep, batch_sizes=(1, 4, 16, 64), seq_len: int = 128, tgt_len: int | None = None,
                    warmup: int = 1, repeats: int = 5, attention: bool = False, progress: bool = True, seed: int = 0,
                    max_repeats: int | None = None, halfwidth_pct: float = 2.0) -> dict:
     """Speed (measured and FLOP-ideal) and size of `model` before and after removing the heads not in `keep`.
     Timed in rounds of `repeats` alternated pairs until the speed-up's 95% interval is within +-`halfwidth_pct` points
-    (or `max_repeats` pairs are in, default `repeats`: one round; then the row says `interval: wide`)."""
+    (or `max_repeats` pairs are in, default `repeats`: one round; then the row says `interval: wide`). When other work
+    competes for the cores, more pairs do not narrow the interval: the rounds stop early and the row says why (`stopped`)."""
     import copy
     from headprune_nb.prune import prune_heads
     if repeats < 2: raise ValueError(f"compare_pruned needs repeats >= 2 for an interval; got {repeats}")
@@ -295,10 +305,11 @@ def compare_pruned(model: nn.Module, keep, batch_sizes=(1, 4, 16, 64), seq_len: 
     flops_batch = random_batch(model, 1, seq_len, tgt_len, seed)
     fo, fp = forward_flops(model, flops_batch), forward_flops(pruned, flops_batch)
     rows, loads = [], []
-    with tqdm(total=len(batch_sizes) * max_repeats * 2, desc="original vs pruned", disable=not progress, leave=False) as bar:
-        for bs in batch_sizes:
+    per_size = 2 * max_repeats + (2 * repeats if attention else 0)        # timed passes; the attention's in the first round
+    with tqdm(total=len(batch_sizes) * per_size, desc="original vs pruned", disable=not progress, leave=False) as bar:
+        for i, bs in enumerate(batch_sizes):
             batches = [random_batch(m, bs, seq_len, tgt_len, seed) for m in (model, pruned)]
-            acc = [{}, {}]
+            acc, stopped = [{}, {}], None
             with LoadMonitor(f"comparison at batch {bs}", warn=False) as mon:
                 while True:
                     first = not acc[0]
@@ -308,15 +319,20 @@ def compare_pruned(model: nn.Module, keep, batch_sizes=(1, 4, 16, 64), seq_len: 
                     n = len(acc[0]["total"])
                     est, lo, hi = speedup_interval(acc[0]["total"], acc[1]["total"])
                     if (hi - lo) / 2 <= halfwidth_pct or n + repeats > max_repeats: break
+                    if stopped := _competing(mon.now()): break
             loads.append(mon.record)
+            bar.update((i + 1) * per_size - bar.n)                  # the passes this batch size did not need
             row = speedup_row(*(_row(bs, seq_len, a, n) for a in acc), fo, fp)
             if "attention" in acc[0]:               # the attention blocks' time after pruning, % of before: its paired interval too
                 a_est, a_lo, a_hi = speedup_interval(acc[0]["attention"], acc[1]["attention"])
                 row.update(attention_time_pct_paired=100 / (1 + a_est / 100), attention_time_pct_low=100 / (1 + a_hi / 100),
                            attention_time_pct_high=100 / (1 + a_lo / 100) if a_lo > -100 else math.inf)
             rows.append(dict(row, speedup_pct_paired=est, speedup_pct_low=lo, speedup_pct_high=hi, repeats=n,
-                             interval="narrow" if (hi - lo) / 2 <= halfwidth_pct else "wide",
+                             interval="narrow" if (hi - lo) / 2 <= halfwidth_pct else "wide", stopped=stopped or "",
                              **{k: mon.record[k] for k in LOAD_FIELDS}))
+            if stopped: print(f"stopped timing at batch {bs} after {n} of up to {max_repeats} pairs: {stopped}; more pairs would "
+                              "not narrow the interval; on idle cores it narrows in fewer pairs (`headprune list` gives an idle "
+                              "run's time)", file=sys.stderr, flush=True)
     warn_if_competing(loads, "comparison")
     wide = [r for r in rows if r["interval"] == "wide"]
     if wide: print("note: the speed-up's 95% interval is wider than +-" f"{halfwidth_pct} points at batch "

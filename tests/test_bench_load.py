@@ -42,3 +42,18 @@ def test_short_timing_is_not_judged(busy):
     with LoadMonitor("test", warn=False, judge_seconds=JUDGE_SECONDS) as mon: time.sleep(0.05)
     r = mon.record
     assert r["seconds"] < JUDGE_SECONDS and r["competing"] is None and r["other_cores"] is not None, r
+
+def test_a_busy_machine_stops_adding_pairs(busy, capsys, monkeypatch):
+    "More pairs do not narrow an interval that other work widens: the rounds stop early, the row and one line say why."
+    import headprune_nb.bench as bench
+    monkeypatch.setattr(bench, "JUDGE_SECONDS", 0.0)
+    from transformers import BertConfig, BertForSequenceClassification
+    from headprune_nb.heads import random_keep_mask
+    cfg = BertConfig(vocab_size=100, hidden_size=64, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128)
+    model = BertForSequenceClassification(cfg).eval()
+    res = compare_pruned(model, random_keep_mask(8, 4, 0), batch_sizes=(4,), seq_len=32, repeats=2, max_repeats=400,
+                         halfwidth_pct=0.001, progress=False)      # an interval this narrow is never reached
+    (row,) = res["rows"]
+    assert row["repeats"] < 400 and row["interval"] == "wide" and "other work competes for the cores" in row["stopped"], row
+    err = capsys.readouterr().err
+    assert f"stopped timing at batch 4 after {row['repeats']} of up to 400 pairs" in err, err
