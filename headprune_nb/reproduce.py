@@ -446,12 +446,14 @@ def cost_table(path=None) -> list[dict]:
     p = Path(path) if path else reproduce_dir() / COST_FILE
     return read_csv(p) if p.exists() else []
 
-def cost_line(name: str, path=None) -> str:
-    "One line saying what the full run of `name` costs, from the cost table."
+def cost_line(name: str, profile: str | None = None, path=None) -> str:
+    "One line saying what a run of `name` costs in `profile`: smoke and cpu as measured (the registry), full from the cost table."
+    if profile in ("smoke", "cpu"):
+        return f"{profile} run: {EXPERIMENTS[name].runtime[profile]}, on 2 CPU cores (other work on the machine makes it longer)"
     row = next((r for r in cost_table(path) if r["name"] == name), None)
     if row is None: return "full run cost: not estimated yet (run `headprune reproduce --all --profile full --dry-run`)"
     if not row["train_steps"] and not row["eval_examples"]:       # michel2019_speed: it only times forward passes
-        return f"full run: no training or evaluation, only timed forward passes ({EXPERIMENTS[name].runtime.get('full', 'not estimated')})"
+        return f"full run: no training or evaluation, only timed forward passes: {EXPERIMENTS[name].runtime.get('full', 'not estimated')}"
     return (f"full run: {row['train_steps']:,} training steps, {row['eval_examples']:,} evaluation examples, "
             f"{row['pflops']:,} PFLOP, about {row['gpu_hours']:,} GPU hours on {GPU_ASSUMPTION['gpu']} at "
             f"{GPU_ASSUMPTION['tflops']:g} TFLOP/s, peak memory about {row['peak_memory_gib']} GiB")
