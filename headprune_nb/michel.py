@@ -14,7 +14,7 @@ from tqdm.auto import tqdm
 from .heads import HeadIndex, per_site
 from .gates import head_gates
 from .prune import check_keep
-from .fidelity import check_variant
+from .fidelity import check_variant, DEFAULT_VARIANT
 import os
 from .store import dry_run, dry_note, dry_replay, DRY_RUN_CAPS, DRY_RUN_ENV
 
@@ -77,7 +77,7 @@ def _last_layer(index: HeadIndex) -> torch.Tensor:
     return torch.tensor([s.kind == "self" and s.layer == last for s in index.sites for _ in range(s.n_heads)], dtype=torch.bool)
 
 def head_importance(model: nn.Module, batches, keep=None, normalize: bool = True, progress: bool = False,
-                    variant: str = "paper", per_token: bool | None = None) -> torch.Tensor:
+                    variant: str = DEFAULT_VARIANT, per_token: bool | None = None) -> torch.Tensor:
     "Michel's I_h for every head ([H]); heads outside `keep` score 0. 'paper': eq. 2, |dL(x)/dxi_h| per example; 'code': classifier_eval.py, per token."
     per_token = check_variant(variant) == "code" if per_token is None else per_token
     index = HeadIndex.from_model(model)
@@ -101,7 +101,7 @@ def head_importance(model: nn.Module, batches, keep=None, normalize: bool = True
     return normalize_per_site(index, imp) if normalize else imp
 
 # %% ../nbs/10_michel.ipynb #ae521b09
-def pruning_schedule(n: int, share: float = 0.1, variant: str = "paper") -> list[int]:
+def pruning_schedule(n: int, share: float = 0.1, variant: str = DEFAULT_VARIANT) -> list[int]:
     "Cumulative numbers of heads removed at each step when removing `share` of `n` heads per step ('paper': rounded, 'code': int() as Michel's script)."
     check_variant(variant)
     if not isinstance(share, (int, float)) or not 0 < share <= 1:
@@ -138,7 +138,7 @@ def evaluate_masked(model: nn.Module, evaluate, keep) -> float:
     return float(masked_value(model, evaluate, keep))
 
 def iterative_pruning(model: nn.Module, evaluate, batches=None, share: float = 0.1, reestimate: bool | None = None,
-                      order=None, candidates=None, heads_left=None, progress: bool = True, variant: str = "paper",
+                      order=None, candidates=None, heads_left=None, progress: bool = True, variant: str = DEFAULT_VARIANT,
                       min_heads_per_site: int = 0, stop_at: float | None = None, per_token: bool | None = None) -> dict:
     "Remove `share` of the candidate heads per step (or stop at each of `heads_left`), least important first; returns {'curve': rows, 'masks': [bool [H]]}."
     reestimate = check_variant(variant) == "paper" if reestimate is None else reestimate

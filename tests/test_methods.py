@@ -55,3 +55,11 @@ def test_the_classes_default_to_the_default_variant():
     from headprune_nb.almost_sure import PassPruner, PassConcPruner
     pruners = [DSPPruner(8, 2), STEPruner(8, 2), VoitaPruner(8, 0.1), PassPruner(8, 2), PassConcPruner(8, 2, [4, 4])]
     assert [p.variant for p in pruners] == [DEFAULT_VARIANT] * 5
+
+def test_michels_functions_default_to_the_default_variant():
+    "Michel's module functions follow the one default too (they defaulted to 'paper' while prune_to_k used 'code')."
+    import inspect
+    from headprune_nb.fidelity import DEFAULT_VARIANT
+    from headprune_nb.michel import head_importance, iterative_pruning, pruning_schedule
+    for f in (head_importance, iterative_pruning, pruning_schedule):
+        assert inspect.signature(f).parameters["variant"].default == DEFAULT_VARIANT, f.__name__
