@@ -630,7 +630,7 @@ def committed_settings(prov: dict) -> tuple[dict, dict]:
 
 def made_then(prov: dict, note: str) -> dict:
     "A migrated record's provenance: the run that made the numbers (its command, commit, finish time, machine) and how it became a record."
-    return dict({k: prov.get(k) for k in ("command", "git_commit", "finished_utc", "machine")}, migrated=note)
+    return dict({k: prov.get(k) for k in ("command", "git_commit", "finished_utc", "machine")}, migrated=f"by lottery_exp.migrate, {note}")
 
 def blank(v):
     "A CSV cell read back: '' is None."
