@@ -343,7 +343,7 @@ def test_behnke2020_smoke_rounds_tables_and_resume(tmp_path, monkeypatch, smoke_
                and c["verdict"] in VERDICTS for c in three_way)              # the smoke profile's two seeds
     seed1 = read_csv(out / "seed1" / "claims.csv")                         # seed 1: the whole lottery again, its own folder
     assert len(seed1) == 6 and read_csv(out / "seed1" / "rounds.csv") != rounds     # other weights, other heads removed
-    assert len(list((out / "seed1" / "scores").glob("converged_r03-seed1-*.npz"))) == 1
+    assert len(list((out / "seed1" / "records" / "synthetic_mt").glob("ticket-K15-seed1.npz"))) == 1   # round 3's ticket: its scores
     band = read_csv(out / "figure_rounds_band.csv")                      # the figure's band: every converged ticket, around its BLEU
     assert [b["round"] for b in band] == [0, 2, 3] and all(b["lo"] <= b["bleu_from_scores"] <= b["hi"] for b in band)
     assert all(abs(b["bleu_from_scores"] - r["bleu"]) < 0.006 for b, r in zip(band, read_csv(out / "table3.csv")))
