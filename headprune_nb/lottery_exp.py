@@ -16,13 +16,13 @@ from .verdicts import NOISE, NOTICEABLE, Rule, evidence, claim_row, vote_row
 # %% auto #0
 __all__ = ['DEFAULTS', 'TRAINING', 'RECORDS', 'VOTE', 'CHECKS', 'INTERVALS', 'PROPERTY', 'RUN_FIELDS', 'METHODS', 'KINDS',
            'settings', 'bases', 'lottery_key', 'round_of', 'round_keys', 'timing_key', 'SeedRecords', 'timed_round',
-           'seed_records', 'grid_names', 'table3', 'table5', 'table7', 'faster', 'beside_published', 'layers', 'near',
-           'removed_share', 'check_quality', 'check_decoder_first', 'check_first_layer', 'check_context_deeper',
-           'sees_source', 'judged_rounds', 'check_beats_reinit', 'check_faster', 'samples', 'quality_claim',
-           'reinit_claim', 'interval_row', 'claim_row_of', 'ticket_band', 'plot_bleu', 'plot_layers', 'figure_rounds',
-           'run_line', 'provenance_extra', 'run_summary', 'same_settings', 'unfinished_error', 'run_seed',
-           'gather_seeds', 'LotteryRun', 'round_table', 'committed_settings', 'made_then', 'blank', 'migrated_lottery',
-           'migrated_round', 'migrated_timing', 'migrate']
+           'seed_records', 'grid_names', 'read_seed', 'table3', 'table5', 'table7', 'faster', 'beside_published',
+           'layers', 'near', 'removed_share', 'check_quality', 'check_decoder_first', 'check_first_layer',
+           'check_context_deeper', 'sees_source', 'judged_rounds', 'check_beats_reinit', 'check_faster', 'samples',
+           'quality_claim', 'reinit_claim', 'interval_row', 'claim_row_of', 'ticket_band', 'plot_bleu', 'plot_layers',
+           'figure_rounds', 'run_line', 'provenance_extra', 'run_summary', 'same_settings', 'unfinished_error',
+           'run_seed', 'gather_seeds', 'LotteryRun', 'round_table', 'committed_settings', 'made_then', 'blank',
+           'migrated_lottery', 'migrated_round', 'migrated_timing', 'migrate']
 
 # %% ../nbs/96_lottery_exp.ipynb #db77b9f1
 DEFAULTS = {
@@ -86,7 +86,9 @@ class SeedRecords:
     timing: RunRecord | None = None
 
     @property
-    def seed(self) -> int: return self.lottery.key.seed
+    def seed(self) -> int:
+        "The training seed."
+        return self.lottery.key.seed
 
     @property
     def rounds(self) -> list[dict]:
@@ -94,7 +96,9 @@ class SeedRecords:
         return [dict(r) for r in self.lottery.extra["rounds"]]
 
     @property
-    def kinds(self) -> list[str]: return self.lottery.extra["kinds"]
+    def kinds(self) -> list[str]:
+        "The attention kinds of the model, in rounds.csv's column order."
+        return self.lottery.extra["kinds"]
 
 # %% ../nbs/96_lottery_exp.ipynb #d9e773c2
 def timed_round(tickets: dict) -> int | None:
@@ -122,14 +126,23 @@ def grid_names(sr: SeedRecords) -> list[str]:
     "The names of every key of a seed's grid, in the order they ran."
     return [r.key.name for r in (sr.lottery, *sr.tickets.values(), *sr.reinits.values(), sr.timing) if r is not None]
 
-# %% ../nbs/96_lottery_exp.ipynb #09d4602e
+# %% ../nbs/96_lottery_exp.ipynb #14f7fd44
+def read_seed(folder, P: dict, seed: int, base: dict) -> SeedRecords:
+    "Seed `seed`'s records in its own run's `folder` (`<out>/seed<s>`), read back only; an error naming the fix where it has none."
+    try: return seed_records(Path(folder) / RECORDS, P, seed, base)
+    except FileNotFoundError as e:
+        raise FileNotFoundError(f"seed {seed}: {folder} holds a finished run without its records ({e}); make them from its tables "
+                                f"with `python -c \"from headprune_nb.lottery_exp import migrate; migrate('{folder}')\"`, "
+                                "or run it again with --fresh") from None
+
+# %% ../nbs/96_lottery_exp.ipynb #0c352554
 def table3(sr: SeedRecords) -> list[dict]:
     "Table 3: each converged round's architecture, its BLEU (tokenised, sacreBLEU) and its change from the unpruned model."
     base = sr.tickets[0].metric
     return [dict(r, bleu=round(t.metric, 2), sacrebleu=round(t.extra["sacrebleu"], 2), delta=round(t.metric - base, 2))
             for r in sr.rounds if (t := sr.tickets.get(r["round"]))]
 
-# %% ../nbs/96_lottery_exp.ipynb #1423c670
+# %% ../nbs/96_lottery_exp.ipynb #41dea011
 def table5(sr: SeedRecords) -> list[dict]:
     "Table 5: each re-initialised round (also converged): its architecture, the ticket's BLEU and the control's, and their changes."
     rows, base = sr.rounds, sr.tickets[0].metric
@@ -138,7 +151,7 @@ def table5(sr: SeedRecords) -> list[dict]:
                  lottery_delta=round(sr.tickets[i].metric - base, 2), reinit_delta=round(m.metric - base, 2))
             for i, m in sr.reinits.items() if i in sr.tickets]
 
-# %% ../nbs/96_lottery_exp.ipynb #90d79140
+# %% ../nbs/96_lottery_exp.ipynb #9142f64a
 def table7(sr: SeedRecords) -> list[dict]:
     "Table 7: the unpruned model and the timed ticket: parameters, size, BLEU, median seconds, every timing, speed-up."
     t = sr.timing
@@ -153,12 +166,12 @@ def table7(sr: SeedRecords) -> list[dict]:
     for r in rows: r["seconds"] = round(r["seconds"], 4)
     return rows
 
-# %% ../nbs/96_lottery_exp.ipynb #4061ee8a
+# %% ../nbs/96_lottery_exp.ipynb #47e4acdd
 def faster(base_times, pruned_times) -> bool | None:
     "A seed's vote on 'faster': True if the ticket's slowest timing is below the unpruned model's fastest, False if its fastest is above the other's slowest, None (within the noise) otherwise."
     return True if max(pruned_times) < min(base_times) else False if min(pruned_times) > max(base_times) else None
 
-# %% ../nbs/96_lottery_exp.ipynb #c1f01905
+# %% ../nbs/96_lottery_exp.ipynb #6b020a2d
 def beside_published(t3: list[dict], t5: list[dict], pub3: dict, pub4: dict, pub5: dict) -> list[dict]:
     "tables_vs_published.csv: our Table 3 rows beside the paper's by round, the paper's Tables 4/5, our Table 5."
     rows = []
@@ -174,24 +187,24 @@ def beside_published(t3: list[dict], t5: list[dict], pub3: dict, pub4: dict, pub
                   our_reinit_delta=r["reinit_delta"]) for r in t5]
     return rows
 
-# %% ../nbs/96_lottery_exp.ipynb #639d682f
+# %% ../nbs/96_lottery_exp.ipynb #3f27bf14
 VOTE = {"supported": True, "not supported": False, NOISE: None}   # a seed's vote (None: within the noise, decides nothing)
 
 def layers(row: dict, kind: str) -> list[int]:
     "Heads kept per layer of `kind` in a rounds.csv row."
     return [int(x) for x in str(row[kind]).split()]
 
-# %% ../nbs/96_lottery_exp.ipynb #ad71dc75
+# %% ../nbs/96_lottery_exp.ipynb #facfb6bd
 def near(sr: SeedRecords, share: float) -> int:
     "The converged pruned round whose share removed is nearest `share` percent (0: none converged)."
     return min([i for i in sr.tickets if i] or [0], key=lambda i: abs(sr.rounds[i]["sparsity_pct"] - share))
 
-# %% ../nbs/96_lottery_exp.ipynb #d65d91b0
+# %% ../nbs/96_lottery_exp.ipynb #3129c901
 def removed_share(sr: SeedRecords, i: int, kind: str) -> float:
     "The share of `kind`'s heads removed by round `i`."
     return 1 - sum(layers(sr.rounds[i], kind)) / sum(layers(sr.rounds[0], kind))
 
-# %% ../nbs/96_lottery_exp.ipynb #265d5268
+# %% ../nbs/96_lottery_exp.ipynb #56471d74
 def check_quality(sr: SeedRecords, judged=()) -> tuple[str, str]:
     "Quality holds: the worst BLEU change of a converged ticket up to 67% removed, above -NOTICEABLE."
     t3 = table3(sr)
@@ -202,7 +215,7 @@ def check_quality(sr: SeedRecords, judged=()) -> tuple[str, str]:
             + ", ".join(f"{r['sparsity_pct']}%: {r['delta']:+.2f}" for r in t3 if r["round"])), \
            "supported" if worst["delta"] > -NOTICEABLE else "not supported"
 
-# %% ../nbs/96_lottery_exp.ipynb #5fe3ab28
+# %% ../nbs/96_lottery_exp.ipynb #ee69f5cc
 def check_decoder_first(sr: SeedRecords, judged=()) -> tuple[str, str]:
     "Decoder self-attention first: at the round nearest 50% removed, it lost at least the share of each other kind."
     i = near(sr, 50)
@@ -211,7 +224,7 @@ def check_decoder_first(sr: SeedRecords, judged=()) -> tuple[str, str]:
     return f"round {i} ({sr.rounds[i]['sparsity_pct']}%): removed " + ", ".join(f"{k} {100 * v:.0f}%" for k, v in s.items()), \
            "supported" if s["dec_self"] >= max(s.values()) else "not supported"
 
-# %% ../nbs/96_lottery_exp.ipynb #8f2521e2
+# %% ../nbs/96_lottery_exp.ipynb #d334c43f
 def check_first_layer(sr: SeedRecords, judged=()) -> tuple[str, str]:
     "Decoder self-attention needs its first layer: after the last round, its first layer keeps at least as many heads as any other."
     if "dec_self" not in sr.kinds: return "no decoder", "not checked"
@@ -219,7 +232,7 @@ def check_first_layer(sr: SeedRecords, judged=()) -> tuple[str, str]:
     return f"after round {len(sr.rounds) - 1}: decoder self-attention heads per layer {last}", \
            "supported" if last[0] >= max(last) else "not supported"
 
-# %% ../nbs/96_lottery_exp.ipynb #4775d1ac
+# %% ../nbs/96_lottery_exp.ipynb #e07c1e28
 def check_context_deeper(sr: SeedRecords, judged=()) -> tuple[str, str]:
     "Context attention deeper: at the round nearest 50% removed, cross attention's heads per layer do not decrease."
     i = near(sr, 50)
@@ -228,18 +241,18 @@ def check_context_deeper(sr: SeedRecords, judged=()) -> tuple[str, str]:
     return f"round {i}: cross-attention heads per layer {kept}", \
            "supported" if all(a <= b for a, b in zip(kept, kept[1:])) else "not supported"
 
-# %% ../nbs/96_lottery_exp.ipynb #246953d3
+# %% ../nbs/96_lottery_exp.ipynb #3d65b20e
 def sees_source(row: dict) -> bool:
     "Does the decoder of this round's architecture still attend to the source (a cross-attention head left, or no cross attention to lose)?"
     return "cross" not in row or any(int(x) for x in str(row["cross"]).split())
 
-# %% ../nbs/96_lottery_exp.ipynb #3117b24d
+# %% ../nbs/96_lottery_exp.ipynb #0dc227b1
 def judged_rounds(main: SeedRecords, seeds: list) -> list[int]:
     "The re-initialised rounds of `main` at which every seed's architecture keeps a cross-attention head."
     theirs = [{r["round"]: r for r in table5(s)} for s in seeds if s is not main]
     return [r["round"] for r in table5(main) if sees_source(r) and all(r["round"] in t and sees_source(t[r["round"]]) for t in theirs)]
 
-# %% ../nbs/96_lottery_exp.ipynb #a145c03a
+# %% ../nbs/96_lottery_exp.ipynb #af9284e3
 def check_beats_reinit(sr: SeedRecords, judged=()) -> tuple[str, str]:
     "The ticket beats its control at every judged round (the others shown, not judged)."
     t5 = table5(sr)
@@ -251,7 +264,7 @@ def check_beats_reinit(sr: SeedRecords, judged=()) -> tuple[str, str]:
     if not judged: return shown, "not checked"
     return shown, "supported" if all(r["lottery_bleu"] > r["reinit_bleu"] for r in t5 if r["round"] in judged) else "not supported"
 
-# %% ../nbs/96_lottery_exp.ipynb #e0f28f44
+# %% ../nbs/96_lottery_exp.ipynb #d5cbbd63
 def check_faster(sr: SeedRecords, judged=()) -> tuple[str, str]:
     "Faster: the seed's vote stored in its timing record, with the timings it rests on."
     t7 = table7(sr)
@@ -261,16 +274,16 @@ def check_faster(sr: SeedRecords, judged=()) -> tuple[str, str]:
             f"(timings {min(pruned_t):.2f}-{max(pruned_t):.2f} s against {min(base_t):.2f}-{max(base_t):.2f} s)"), \
            {v: k for k, v in VOTE.items()}[sr.timing.vote]
 
-# %% ../nbs/96_lottery_exp.ipynb #3fb9e1a6
+# %% ../nbs/96_lottery_exp.ipynb #9c6b460d
 CHECKS = dict(quality_holds=check_quality, decoder_self_first=check_decoder_first, decoder_first_layer=check_first_layer,
               context_deeper=check_context_deeper, pruned_beats_reinit=check_beats_reinit, pruned_faster=check_faster)
 
-# %% ../nbs/96_lottery_exp.ipynb #9742e364
+# %% ../nbs/96_lottery_exp.ipynb #c52be9a1
 def samples(seeds: list, names: dict) -> list[dict]:
     "[{system: Sample}] per seed: `names` maps each system to ('tickets' or 'reinits', round)."
     return [{k: getattr(s, kind)[i].scores for k, (kind, i) in names.items()} for s in seeds]
 
-# %% ../nbs/96_lottery_exp.ipynb #fa70b9bc
+# %% ../nbs/96_lottery_exp.ipynb #8b70a28b
 def quality_claim(main: SeedRecords, seeds: list, judged) -> tuple | None:
     "(rule, runs, statistic): the worst BLEU change of a converged ticket up to 67% removed, minus the unpruned; None: no such round."
     rs = [r["round"] for r in table3(main) if 0 < r["sparsity_pct"] <= 67]
@@ -279,7 +292,7 @@ def quality_claim(main: SeedRecords, seeds: list, judged) -> tuple | None:
     return (Rule(f"worst BLEU change of a converged ticket up to 67% removed (rounds {rs}) - unpruned", ">", -NOTICEABLE),
             samples(seeds, names), lambda x, rs=rs: np.minimum.reduce([x[f"r{i}"] - x["r0"] for i in rs]))
 
-# %% ../nbs/96_lottery_exp.ipynb #d73dcfc5
+# %% ../nbs/96_lottery_exp.ipynb #83b5b12f
 def reinit_claim(main: SeedRecords, seeds: list, judged) -> tuple | None:
     "(rule, runs, statistic): the smallest BLEU gap ticket - control over the judged rounds; None: none judged."
     if not judged: return None
@@ -288,17 +301,17 @@ def reinit_claim(main: SeedRecords, seeds: list, judged) -> tuple | None:
                  f"in every seed ({judged})", ">", 0.0), samples(seeds, names),
             lambda x, rs=judged: np.minimum.reduce([x[f"ticket{i}"] - x[f"reinit{i}"] for i in rs]))
 
-# %% ../nbs/96_lottery_exp.ipynb #5970558c
+# %% ../nbs/96_lottery_exp.ipynb #dfaabfc4
 INTERVALS = dict(quality_holds=quality_claim, pruned_beats_reinit=reinit_claim)
 
-# %% ../nbs/96_lottery_exp.ipynb #2be98818
+# %% ../nbs/96_lottery_exp.ipynb #c7206279
 PROPERTY = {"decoder_self_first": "at the converged round nearest 50% removed, decoder self-attention lost at least the share of each other kind",
             "decoder_first_layer": "after the last round, the first decoder self-attention layer keeps at least as many heads as any other",
             "context_deeper": "at that round, the heads kept by cross attention do not decrease from layer to layer",
             "pruned_faster": "the Table 7 ticket translates faster than the unpruned model: its slowest timing below the unpruned "
                              "model's fastest (overlapping timings: within the noise, no vote)"}
 
-# %% ../nbs/96_lottery_exp.ipynb #a027c0a0
+# %% ../nbs/96_lottery_exp.ipynb #ce803a51
 def interval_row(c: dict, main: SeedRecords, seeds: list, judged, task: str, ours: str) -> dict | None:
     "The claims.csv row of an interval claim (None: its runs are missing)."
     got = INTERVALS[c["our_check"]](main, seeds, judged) if c["our_check"] in INTERVALS else None
@@ -308,7 +321,7 @@ def interval_row(c: dict, main: SeedRecords, seeds: list, judged, task: str, our
     return claim_row(c["claim"], task, rule, evidence(runs, stat, seed=main.seed),
                      budget=f"{steps} steps per run, {len(runs)} seed{'s' if len(runs) > 1 else ''}", detail=ours)
 
-# %% ../nbs/96_lottery_exp.ipynb #75a703d2
+# %% ../nbs/96_lottery_exp.ipynb #67190fcb
 def claim_row_of(c: dict, main: SeedRecords, seeds: list, judged, task: str) -> dict:
     "One claims.csv row for the published claim `c`: an interval, 'not checked', or one vote per seed."
     ours, verdict = CHECKS[c["our_check"]](main, judged)
@@ -319,7 +332,7 @@ def claim_row_of(c: dict, main: SeedRecords, seeds: list, judged, task: str) -> 
     seen = (f"seed {main.seed}: " if others else "") + ours + "".join(f"; seed {s.seed}: {o}" for s, (o, _) in zip(others, theirs))
     return vote_row(c["claim"], task, PROPERTY[c["our_check"]], [VOTE[verdict]] + [VOTE[v] for _, v in theirs], seen)
 
-# %% ../nbs/96_lottery_exp.ipynb #eae8179d
+# %% ../nbs/96_lottery_exp.ipynb #bfb9aad9
 def ticket_band(sr: SeedRecords) -> list[dict]:
     "Each converged ticket's BLEU from its per-sentence statistics, with the 95% bootstrap interval over the test sentences."
     rows = []
@@ -328,7 +341,7 @@ def ticket_band(sr: SeedRecords) -> list[dict]:
         rows.append(dict(round=r["round"], sparsity_pct=r["sparsity_pct"], bleu_from_scores=ev.point, lo=ev.boot_lo, hi=ev.boot_hi))
     return rows
 
-# %% ../nbs/96_lottery_exp.ipynb #4e889ffe
+# %% ../nbs/96_lottery_exp.ipynb #ccd717e2
 def plot_bleu(ax, main: SeedRecords, seeds: list, band: list[dict], task: str):
     "Left panel: BLEU of the converged tickets (the main seed's with its band, the others thin) and of the controls, by share removed."
     t3, t5 = table3(main), table5(main)
@@ -345,7 +358,7 @@ def plot_bleu(ax, main: SeedRecords, seeds: list, band: list[dict], task: str):
     ax.axhline(t3[0]["bleu"], color="grey", lw=0.8); ax.set_xlabel("heads removed (%)"); ax.set_ylabel("test BLEU"); ax.legend(fontsize=7)
     ax.set_title(f"{task}: converged models (band: 95% over test sentences)", fontsize=9)
 
-# %% ../nbs/96_lottery_exp.ipynb #a807da52
+# %% ../nbs/96_lottery_exp.ipynb #55aa2d7d
 def plot_layers(ax, sr: SeedRecords):
     "Right panel: heads left per layer and kind after each round."
     grid = np.array([[int(x) for k in sr.kinds for x in str(r[k]).split()] for r in sr.rounds], dtype=float)
@@ -354,7 +367,7 @@ def plot_layers(ax, sr: SeedRecords):
     ax.set_yticks(range(len(sr.kinds) * n), [f"{k} {l}" for k in sr.kinds for l in range(n)], fontsize=7)
     ax.set_title(f"heads left per layer (seed {sr.seed})")
 
-# %% ../nbs/96_lottery_exp.ipynb #8e357581
+# %% ../nbs/96_lottery_exp.ipynb #1aea0e91
 def figure_rounds(main: SeedRecords, seeds: list, band: list[dict], task: str, path) -> Path:
     "The figure of the rounds (left: BLEU by share removed; right: heads left per layer), saved at `path`."
     import matplotlib
@@ -365,14 +378,14 @@ def figure_rounds(main: SeedRecords, seeds: list, band: list[dict], task: str, p
     plt.tight_layout(); fig.savefig(path, dpi=120); plt.close(fig)
     return Path(path)
 
-# %% ../nbs/96_lottery_exp.ipynb #a3dab9b2
+# %% ../nbs/96_lottery_exp.ipynb #f9143e47
 def run_line(sr: SeedRecords) -> str:
     "One line on a seed's run, from its lottery record."
     e = sr.lottery.extra; st = e["steps"]
     return (f"{sr.lottery.key.task}: {st['per_epoch']} steps per epoch, run of {st['run']} steps, theta_R at {st['rewind']}, "
             f"rounds of {st['round']}; {e['heads']} heads; run folder {e.get('run_folder')}")
 
-# %% ../nbs/96_lottery_exp.ipynb #939b6129
+# %% ../nbs/96_lottery_exp.ipynb #462168fc
 def provenance_extra(sr: SeedRecords, other_runs: dict) -> dict:
     "The fields `finish_provenance` adds for a seed's run (as the notebook wrote them before records)."
     e, keep = sr.lottery.extra, ("steps", "train_seconds", "bleu_tok", "sacrebleu")
@@ -381,20 +394,20 @@ def provenance_extra(sr: SeedRecords, other_runs: dict) -> dict:
                 rounds_done=len(e["rounds"]) - 1, round_train_seconds=sr.lottery.timings.get("round_train_seconds"),
                 converged=done(sr.tickets), reinitialised=done(sr.reinits), other_seeds=other_runs)
 
-# %% ../nbs/96_lottery_exp.ipynb #3ca186fb
+# %% ../nbs/96_lottery_exp.ipynb #0d44acaf
 def run_summary(folder) -> dict:
     "The provenance of the run that finished in `folder` ({} if none did)."
     from headprune_nb.reproduce import finished
     folder = Path(folder)
     return json.loads((folder / "provenance.json").read_text()) if finished(folder) and (folder / "provenance.json").exists() else {}
 
-# %% ../nbs/96_lottery_exp.ipynb #5ebad465
+# %% ../nbs/96_lottery_exp.ipynb #f68b2546
 def same_settings(got: dict, profile: str, s: int, params: dict) -> bool:
     "Did the run whose provenance is `got` run seed `s` with `params` (the seeds aside)? Judged by what it records, however it was started."
     plain = lambda d: json.loads(json.dumps({k: v for k, v in d.items() if k != "seeds"}, default=str))
     return (got.get("profile"), got.get("seed")) == (profile, s) and plain(got.get("params", {})) == plain(params)
 
-# %% ../nbs/96_lottery_exp.ipynb #082e5370
+# %% ../nbs/96_lottery_exp.ipynb #a839252e
 def unfinished_error(folder: Path, s: int, profile: str, why: str) -> ValueError:
     "The error for seed `s`'s unfinished run started on its own in `folder`: the command that finishes it."
     from headprune_nb.reproduce import RUN_PARAMS
@@ -404,7 +417,7 @@ def unfinished_error(folder: Path, s: int, profile: str, why: str) -> ValueError
                       + " ".join(f'--param "{k}={v!r}"' for k, v in theirs.items())   # Python literals, as --param reads them
                       + f" --out {folder}) or remove that folder, then run this again (it differs in {why})")
 
-# %% ../nbs/96_lottery_exp.ipynb #d04cb7cc
+# %% ../nbs/96_lottery_exp.ipynb #780bff82
 def run_seed(folder: Path, s: int, profile: str, params: dict) -> dict:
     "Run this experiment with seed `s` into `folder` (a finished run of other settings set aside) and return its provenance."
     import os
@@ -417,7 +430,7 @@ def run_seed(folder: Path, s: int, profile: str, params: dict) -> dict:
                    progress=False, fresh=finished(folder) is not None)
     return run_summary(folder)
 
-# %% ../nbs/96_lottery_exp.ipynb #4f67ba45
+# %% ../nbs/96_lottery_exp.ipynb #3c1e1f38
 RUN_FIELDS = ("command", "git_commit", "started_utc", "finished_utc", "wall_seconds")
 
 def gather_seeds(out, seeds, seed: int, profile: str, params: dict) -> tuple[dict, dict]:
@@ -431,7 +444,7 @@ def gather_seeds(out, seeds, seed: int, profile: str, params: dict) -> tuple[dic
         others[s], runs[s] = folder, {k: got.get(k) for k in RUN_FIELDS}
     return others, runs
 
-# %% ../nbs/96_lottery_exp.ipynb #3934b6f8
+# %% ../nbs/96_lottery_exp.ipynb #9ca47244
 METHODS = ("lottery", "ticket", "reinit", "timing")     # the keys' methods: LotteryRun.run_<method> makes each
 
 class LotteryRun:
@@ -445,21 +458,21 @@ class LotteryRun:
         if key.method not in METHODS: raise ValueError(f"{key.name}: no run function for method {key.method!r}; known: {', '.join(METHODS)}")
         return getattr(self, f"run_{key.method}")(key)
 
-# %% ../nbs/96_lottery_exp.ipynb #67de7a2b
+# %% ../nbs/96_lottery_exp.ipynb #0f4ac2af
 def _cached(f):
     "Attach `f` (named `_<name>`) to `LotteryRun` as the cached property `<name>`, computed on first use."
     p = cached_property(f); name = f.__name__.lstrip("_")
     p.__set_name__(LotteryRun, name); setattr(LotteryRun, name, p)
     return p
 
-# %% ../nbs/96_lottery_exp.ipynb #01abe5cb
+# %% ../nbs/96_lottery_exp.ipynb #2abc334f
 @_cached
 def _recipe(self: LotteryRun):
     "The recipe of `baselines`, its run shortened to `epochs`."
     from headprune_nb.recipes import find_recipe
     return dataclasses.replace(find_recipe(self.profile, self.P["task"]), epochs=self.P["epochs"], snapshot_epochs=())
 
-# %% ../nbs/96_lottery_exp.ipynb #c71cd158
+# %% ../nbs/96_lottery_exp.ipynb #7eb408c9
 @_cached
 def _corpus(self: LotteryRun) -> dict:
     "The corpus, its training pairs cut to `train_limit` where set."
@@ -468,28 +481,28 @@ def _corpus(self: LotteryRun) -> dict:
     if self.P["train_limit"]: data = dict(data, train=tuple(x[:self.P["train_limit"]] for x in data["train"]))
     return data
 
-# %% ../nbs/96_lottery_exp.ipynb #132e96fa
+# %% ../nbs/96_lottery_exp.ipynb #015e908f
 @_cached
 def _vocab(self: LotteryRun):
     "The vocabulary of the training pairs."
     from headprune_nb.data import Vocab
     return Vocab.build(self.corpus["train"][0] + self.corpus["train"][1])
 
-# %% ../nbs/96_lottery_exp.ipynb #1325244a
+# %% ../nbs/96_lottery_exp.ipynb #72702598
 @_cached
 def _batches(self: LotteryRun):
     "The training batches (a function of the epoch)."
     from headprune_nb.recipes import mt_batches
     return mt_batches(self.recipe, self.corpus, self.vocab, self.seed)
 
-# %% ../nbs/96_lottery_exp.ipynb #05265d62
+# %% ../nbs/96_lottery_exp.ipynb #1e398881
 @_cached
 def _cfg(self: LotteryRun):
     "The training run's config."
     from headprune_nb.recipes import train_config
     return train_config(self.recipe, len(self.batches(0)), self.seed, self.device)
 
-# %% ../nbs/96_lottery_exp.ipynb #4ecc9abe
+# %% ../nbs/96_lottery_exp.ipynb #457821e6
 @_cached
 def _steps(self: LotteryRun) -> dict:
     "Steps per epoch, of the run, of theta_R and of a round."
@@ -497,7 +510,7 @@ def _steps(self: LotteryRun) -> dict:
     return dict(per_epoch=per_epoch, run=self.cfg.epochs * per_epoch, rewind=self.P["rewind_epochs"] * per_epoch,
                 round=self.P["round_epochs"] * per_epoch)
 
-# %% ../nbs/96_lottery_exp.ipynb #0ec58ea4
+# %% ../nbs/96_lottery_exp.ipynb #d5a43783
 @_cached
 def _folder(self: LotteryRun) -> Path:
     "The lottery's run folder in the model cache, named by what decides its models."
@@ -507,13 +520,13 @@ def _folder(self: LotteryRun) -> Path:
                       dict(dataclasses.asdict(self.cfg), device=None, R=st["rewind"], round_steps=st["round"], per_round=P["per_round"],
                            **({"train_limit": P["train_limit"]} if P["train_limit"] else {})))
 
-# %% ../nbs/96_lottery_exp.ipynb #803bd7f5
+# %% ../nbs/96_lottery_exp.ipynb #88791a3c
 @_cached
 def _test(self: LotteryRun) -> tuple:
     "(source sentences, references) of the test set, the first `eval_limit`."
     return tuple(x[:self.P["eval_limit"]] for x in self.corpus["test"])
 
-# %% ../nbs/96_lottery_exp.ipynb #008099c8
+# %% ../nbs/96_lottery_exp.ipynb #8ae973d7
 @patch
 def note_cost(self: LotteryRun):
     "The real run's training, for the cost table of a dry run: theta_R, the rounds, the converged tickets, the controls."
@@ -524,7 +537,7 @@ def note_cost(self: LotteryRun):
         dry_note("train", what=what, model=self.recipe.model, steps=steps, tokens_per_step=self.recipe.max_tokens,
                  vocab=len(self.vocab), labels=None)
 
-# %% ../nbs/96_lottery_exp.ipynb #3d6b6021
+# %% ../nbs/96_lottery_exp.ipynb #3304a8f4
 @_cached
 def _rounds_run(self: LotteryRun) -> tuple:
     "(theta_R, one log entry per round) of this seed's lottery, resumed from the run folder."
@@ -539,7 +552,7 @@ def _rounds_run(self: LotteryRun) -> tuple:
                           evaluate=mt_valid_loss(self.corpus, self.vocab, self.device), progress=self.progress)
     return ticket, log[:self.P["rounds"]]     # the run folder may hold a longer run's rounds: the first ones are this run's
 
-# %% ../nbs/96_lottery_exp.ipynb #a36f6d7b
+# %% ../nbs/96_lottery_exp.ipynb #bd1d9df7
 KINDS = ("enc_self", "cross", "dec_self")
 
 def round_table(index, log: list[dict]) -> list[dict]:
@@ -552,7 +565,7 @@ def round_table(index, log: list[dict]) -> list[dict]:
                     **{k: " ".join(map(str, lay[k])) for k in kinds}, round_valid_loss=round(log[i - 1]["valid_loss"], 4) if i else None)
     return [row(i) for i in range(len(log) + 1)]
 
-# %% ../nbs/96_lottery_exp.ipynb #d4087b27
+# %% ../nbs/96_lottery_exp.ipynb #c4350985
 @patch
 def run_lottery(self: LotteryRun, key: RunKey) -> RunRecord:
     "The lottery's record: rounds.csv's rows, the kinds, the heads, the steps, each round's removed heads and training time."
@@ -566,7 +579,7 @@ def run_lottery(self: LotteryRun, key: RunKey) -> RunRecord:
                                 run_folder=str(self.folder), removed=[r["removed"] for r in log]),
                      timings=dict(round_train_seconds=[r["train_seconds"] for r in log]))
 
-# %% ../nbs/96_lottery_exp.ipynb #8387cdb1
+# %% ../nbs/96_lottery_exp.ipynb #86820494
 @patch
 def model(self: LotteryRun, name: str, build):
     "(model, training metrics) of `name`: kept in memory, else loaded from the run folder, else `build()` and saved there."
@@ -579,7 +592,7 @@ def model(self: LotteryRun, name: str, build):
     self.models[name] = got
     return got
 
-# %% ../nbs/96_lottery_exp.ipynb #12b3f74d
+# %% ../nbs/96_lottery_exp.ipynb #c16d97da
 @patch
 def keep(self: LotteryRun, i: int):
     "The heads round `i`'s ticket keeps (original indices)."
@@ -588,7 +601,7 @@ def keep(self: LotteryRun, i: int):
     ticket, log = self.rounds_run
     return keep_after(HeadIndex.from_model(ticket).H, log, i)
 
-# %% ../nbs/96_lottery_exp.ipynb #0985ccb8
+# %% ../nbs/96_lottery_exp.ipynb #0d060ceb
 @patch
 def converged(self: LotteryRun, i: int):
     "(model, training metrics) of round `i`'s ticket trained to the end."
@@ -596,7 +609,7 @@ def converged(self: LotteryRun, i: int):
     return self.model(f"converged_r{i:02d}", lambda: converge(self.rounds_run[0], self.keep(i), self.batches, self.cfg, self.steps["rewind"],
                                                               out_dir=self.folder / f"converge_r{i:02d}", progress=self.progress))
 
-# %% ../nbs/96_lottery_exp.ipynb #1372bb94
+# %% ../nbs/96_lottery_exp.ipynb #3dc94561
 @patch
 def reinitialised(self: LotteryRun, i: int):
     "(model, training metrics) of round `i`'s architecture re-initialised (seed + 1) and trained the whole run."
@@ -608,7 +621,7 @@ def reinitialised(self: LotteryRun, i: int):
         return model, train(model, self.batches, self.cfg, out_dir=self.folder / f"reinit_train_r{i:02d}", resume=True, progress=self.progress)
     return self.model(f"reinit_r{i:02d}", build)
 
-# %% ../nbs/96_lottery_exp.ipynb #1c4dfc66
+# %% ../nbs/96_lottery_exp.ipynb #f135223e
 @patch
 def scored(self: LotteryRun, key: RunKey, model, metrics: dict) -> RunRecord:
     "The record of a trained ticket or control: its heads, BLEU, sacreBLEU and per-sentence statistics from one translation of the test set."
@@ -621,19 +634,19 @@ def scored(self: LotteryRun, key: RunKey, model, metrics: dict) -> RunRecord:
     return RunRecord(key, kept=self.keep(round_of(key)).tolist(), metric=got["bleu_tok"], scores=bleu_sample(hyps, ref),
                      extra={k: got.get(k) for k in ("sacrebleu", "steps", "train_seconds", "decode_seconds")})
 
-# %% ../nbs/96_lottery_exp.ipynb #866ca294
+# %% ../nbs/96_lottery_exp.ipynb #0d2cfe61
 @patch
 def run_ticket(self: LotteryRun, key: RunKey) -> RunRecord:
     "A converged ticket's record."
     return self.scored(key, *self.converged(round_of(key)))
 
-# %% ../nbs/96_lottery_exp.ipynb #c1ab70b4
+# %% ../nbs/96_lottery_exp.ipynb #49b77b10
 @patch
 def run_reinit(self: LotteryRun, key: RunKey) -> RunRecord:
     "A re-initialised control's record."
     return self.scored(key, *self.reinitialised(round_of(key)))
 
-# %% ../nbs/96_lottery_exp.ipynb #1898f84b
+# %% ../nbs/96_lottery_exp.ipynb #0d22aed5
 @patch
 def decode_times(self: LotteryRun, model) -> list[float]:
     "Seconds to translate the test set, `speed_repeats` times after one warm-up run."
@@ -645,7 +658,7 @@ def decode_times(self: LotteryRun, model) -> list[float]:
         t0 = time.perf_counter(); translate(model, self.vocab, src, beam=self.P["beam"]); times.append(time.perf_counter() - t0)
     return times
 
-# %% ../nbs/96_lottery_exp.ipynb #8918ec3c
+# %% ../nbs/96_lottery_exp.ipynb #36d650df
 @patch
 def run_timing(self: LotteryRun, key: RunKey) -> RunRecord:
     "Table 7's record: both models' timings, parameters and size on disk, and the seed's vote on 'faster'."
@@ -656,24 +669,24 @@ def run_timing(self: LotteryRun, key: RunKey) -> RunRecord:
     return RunRecord(key, timings=dict(baseline=base_t, pruned=pruned_t), vote=faster(base_t, pruned_t),
                      extra=dict(round=i, params=[n_params(m) for m in models], size_mb=[round(size_on_disk(m) / 2**20, 2) for m in models]))
 
-# %% ../nbs/96_lottery_exp.ipynb #36c1e9e5
+# %% ../nbs/96_lottery_exp.ipynb #d3be39c7
 def committed_settings(prov: dict) -> tuple[dict, dict]:
     "(P, bases) of the run whose provenance is `prov`."
     p = prov["params"]
     P = {k: p.get(k) for k in (*DEFAULTS[prov["profile"]], "train_limit")}
     return P, bases(P, p["speed_repeats"], p["device"])
 
-# %% ../nbs/96_lottery_exp.ipynb #8c891034
+# %% ../nbs/96_lottery_exp.ipynb #ed794578
 def made_then(prov: dict, note: str) -> dict:
     "A migrated record's provenance: the run that made the numbers (its command, commit, finish time, machine) and how it became a record."
     return dict({k: prov.get(k) for k in ("command", "git_commit", "finished_utc", "machine")}, migrated=f"by lottery_exp.migrate, {note}")
 
-# %% ../nbs/96_lottery_exp.ipynb #c1d3a97b
+# %% ../nbs/96_lottery_exp.ipynb #99059c60
 def blank(v):
     "A CSV cell read back: '' is None."
     return None if v == "" else v
 
-# %% ../nbs/96_lottery_exp.ipynb #4aeb84bf
+# %% ../nbs/96_lottery_exp.ipynb #53bd21bc
 def migrated_lottery(folder: Path, prov: dict, P: dict, base: dict) -> RunRecord:
     "The lottery's record from rounds.csv and the provenance of the run that trained it (`lottery_provenance.json` where kept)."
     lp = json.loads((folder / "lottery_provenance.json").read_text()) if (folder / "lottery_provenance.json").exists() else prov
@@ -683,7 +696,7 @@ def migrated_lottery(folder: Path, prov: dict, P: dict, base: dict) -> RunRecord
                                 steps=lp["steps"], run_folder=lp.get("run_folder"), removed=None),
                      provenance=made_then(lp, "from rounds.csv and the lottery's provenance (the heads removed were not kept)"))
 
-# %% ../nbs/96_lottery_exp.ipynb #2a46367c
+# %% ../nbs/96_lottery_exp.ipynb #c492c666
 def migrated_round(folder: Path, prov: dict, key: RunKey, name: str, done: dict) -> RunRecord:
     "A ticket's or control's record: its unrounded BLEU and sacreBLEU from the provenance (`done`), its scores from scores/ where kept."
     got = [p for p in (folder / "scores").glob(f"{name}-seed{key.seed}-n*-beam{prov['params']['beam']}.npz")]
@@ -691,7 +704,7 @@ def migrated_round(folder: Path, prov: dict, key: RunKey, name: str, done: dict)
                      extra=dict(sacrebleu=done["sacrebleu"], steps=done["steps"], train_seconds=done["train_seconds"]),
                      provenance=made_then(prov, f"from provenance.json ({name}) and its scores file" + ("" if got else " (none kept)")))
 
-# %% ../nbs/96_lottery_exp.ipynb #aee071f1
+# %% ../nbs/96_lottery_exp.ipynb #4656913e
 def migrated_timing(folder: Path, lot: RunRecord, base: dict) -> RunRecord | None:
     "Table 7's record from table7.csv (every timing to its 4 decimals; the vote from them) and its run's provenance."
     rows = read_csv(folder / "table7.csv") if (folder / "table7.csv").exists() else []
@@ -703,7 +716,7 @@ def migrated_timing(folder: Path, lot: RunRecord, base: dict) -> RunRecord | Non
                      extra=dict(round=rows[1]["round"], params=[r["params"] for r in rows], size_mb=[r["size_mb"] for r in rows]),
                      provenance=made_then(prov, "from table7.csv"))
 
-# %% ../nbs/96_lottery_exp.ipynb #0f842856
+# %% ../nbs/96_lottery_exp.ipynb #a238a628
 def migrate(folder) -> list[Path]:
     "Write the records of a results folder written before records (see above) under `folder/records`; returns their paths."
     folder = Path(folder); prov = json.loads((folder / "provenance.json").read_text())
