@@ -381,17 +381,3 @@ def test_behnke2020_smoke_rounds_tables_and_resume(tmp_path, monkeypatch, smoke_
     with pytest.raises(Exception, match=r'seed 1: .*unfinished run started on its own; finish it first .*--param "seed=1" --param "seeds=\[1\]"'):
         run_experiment("behnke2020", "smoke", out_dir=alone.parent, progress=False)
     assert [f.name for f in alone.iterdir()] == [".headprune-params.json"]          # left as it was
-
-BEHNKE_OUTPUTS = ("claims.csv", "rounds.csv", "table3.csv", "table5.csv", "table7.csv", "tables_vs_published.csv",
-                  "figure_rounds_band.csv", "figure_rounds.png")
-
-def test_behnke2020_cpu_rebuilds_from_its_records(tmp_path, monkeypatch):
-    "The committed cpu folder (a copy) run again: every table, claim and the figure come from its records, byte for byte as committed, with no data and an empty model cache (nothing trained, timed or scored)."
-    committed = reproduce_dir() / "results" / "cpu" / "behnke2020"
-    out = shutil.copytree(committed, tmp_path / "behnke2020")
-    for f in BEHNKE_OUTPUTS: (out / f).unlink()
-    monkeypatch.setenv("HEADPRUNE_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setenv("HEADPRUNE_DATA_DIR", str(tmp_path / "no-data"))
-    run_experiment("behnke2020", "cpu", out_dir=out, progress=False)
-    assert [f for f in BEHNKE_OUTPUTS if (out / f).read_bytes() != (committed / f).read_bytes()] == []
-    assert not (tmp_path / "cache").exists()
