@@ -348,7 +348,7 @@ def claim_plans(published: list[dict], P: dict, curves: dict, dyn: list[dict]) -
         tasks = [t for t in P["tasks"] if t in c["our_tasks"].split("|")]
         if c["our_check"] == "harmless_share": plans += [harmless_plan(c, t, P, masks(t)) for t in tasks]
         elif c["our_check"] == "cross_most_fragile":
-            plans += [cross_plan(c, t, P, masks(t)) for t in tasks if (t, P["seed"], "kind:cross") in curves]
+            plans += [cross_plan(c, t, P, masks(t)) for t in tasks if any(k[0] == t and k[2].startswith("kind:") for k in curves)]
         elif c["our_check"] == "late_epochs_flat":
             plans += [late_plan(c, t, P, masks(t), [r for r in dyn if r["task"] == t]) for t in tasks if any(r["task"] == t for r in dyn)]
     return plans
