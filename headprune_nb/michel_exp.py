@@ -14,12 +14,16 @@ from .runs import RunKey, RunRecord, Sample, save_record, load_record, load_samp
 from .verdicts import NOTICEABLE, Rule, evidence, claim_row
 
 # %% auto #0
-__all__ = ['PRUNING_DEFAULTS', 'KINDS', 'FIGURE_TABLES', 'OLD_SCORE', 'pruning_params', 'baseline_of', 'variant_tag',
-           'curve_whats', 'curve_key', 'curve_keys', 'what_of', 'mask_digest', 'Masked', 'masked', 'PruningRuns',
-           'examples', 'by_what', 'steps', 'seed_masks', 'figure_rows', 'figure5_rows', 'in_file_order', 'band_jobs',
-           'band_rows', 'band_gap', 'ClaimPlan', 'not_checked', 'plan_row', 'harmless_plan', 'cross_plan', 'late_plan',
-           'claim_plans', 'plan_jobs', 'draw', 'draw_lines', 'figure3', 'figure4', 'figure5', 'baseline_dirs',
-           'masking_budget', 'old_curves', 'old_seed_masks', 'migrate_curves', 'migrate_scores', 'migrate_pruning']
+__all__ = ['PRUNING_DEFAULTS', 'KINDS', 'FIGURE_TABLES', 'OLD_SCORE', 'ABLATION_DEFAULTS', 'SIG_LEVEL', 'OLD_ABLATION_SCORE',
+           'settings', 'pruning_params', 'baseline_of', 'variant_tag', 'curve_whats', 'curve_key', 'curve_keys',
+           'what_of', 'mask_digest', 'Masked', 'masked', 'Baselines', 'PruningRuns', 'examples', 'by_what', 'steps',
+           'seed_masks', 'figure_rows', 'figure5_rows', 'in_file_order', 'band_jobs', 'band_rows', 'band_gap',
+           'ClaimPlan', 'not_checked', 'plan_row', 'harmless_plan', 'cross_plan', 'late_plan', 'claim_plans',
+           'plan_jobs', 'draw', 'draw_lines', 'figure3', 'figure4', 'figure5', 'baseline_dirs', 'masking_budget',
+           'old_curves', 'old_seed_masks', 'migrate_curves', 'migrate_scores', 'migrate_pruning', 'ablation_params',
+           'ablation_examples', 'ablation_key', 'ablation_mask', 'AblationRuns', 'ablation_grid', 'ablation_tables',
+           'chosen_heads', 'claim_runs', 'ablation_claims', 'significance_rows', 'is_sig', 'share_within',
+           'published_summary', 'our_summary', 'heat_map', 'migrate_ablation_tables', 'migrate_ablation']
 
 # %% ../nbs/94_michel_exp.ipynb #58b2b339
 PRUNING_DEFAULTS = {
@@ -33,17 +37,21 @@ PRUNING_DEFAULTS = {
 }
 
 # %% ../nbs/94_michel_exp.ipynb #67b5ec8a
-def pruning_params(profile: str, seed: int = 0, device=None, seeds=None, **given) -> dict:
-    "michel2019_pruning's settings: `given` (None: the profile's default), limits one per task, the device, the seeds that decide claims."
+def settings(defaults: dict, limits, profile: str, seed: int = 0, device=None, seeds=None, **given) -> dict:
+    "A reproduction's settings: `given` (None: the profile's default in `defaults`), each of `limits` one per task, the device, the seeds that decide claims."
     from headprune_nb.runs import SEEDS
     import torch
-    if profile not in PRUNING_DEFAULTS: raise ValueError(f"unknown profile {profile!r}; choose one of {', '.join(PRUNING_DEFAULTS)}")
-    P = {k: (given.pop(k, None) if given.get(k) is not None else v) for k, v in PRUNING_DEFAULTS[profile].items()}
-    for k in ("eval_limit", "score_limit"):
+    if profile not in defaults: raise ValueError(f"unknown profile {profile!r}; choose one of {', '.join(defaults)}")
+    P = {k: (given.pop(k, None) if given.get(k) is not None else v) for k, v in defaults[profile].items()}
+    for k in limits:
         if not isinstance(P[k], dict): P[k] = {t: P[k] for t in P["cls_tasks"] + P["mt_tasks"]}
     device = device or ("cuda" if profile == "full" and torch.cuda.is_available() else "cpu")
     return dict(P, **{k: v for k, v in given.items() if k not in P}, device=device, profile=profile, seed=seed,
                 seeds=list(seeds) if seeds is not None else SEEDS[profile], tasks=P["cls_tasks"] + P["mt_tasks"])
+
+def pruning_params(profile: str, seed: int = 0, device=None, seeds=None, **given) -> dict:
+    "michel2019_pruning's settings (`settings` with `PRUNING_DEFAULTS`)."
+    return settings(PRUNING_DEFAULTS, ("eval_limit", "score_limit"), profile, seed, device, seeds, **given)
 
 # %% ../nbs/94_michel_exp.ipynb #8cd731c5
 KINDS = ("enc_self", "cross", "dec_self")     # the Enc-Dec's attention kinds, in head order (`heads.HeadIndex.kinds`)
@@ -110,9 +118,12 @@ def masked(task: str, s: int, what: str, kept: str, limit, epoch=None) -> Masked
     return Masked(task, s, label, str(kept), limit, epoch)
 
 # %% ../nbs/94_michel_exp.ipynb #c7ed474b
-class PruningRuns:
-    "`run(key)` of michel2019_pruning's grid (see above); `jobs` maps a masked evaluation's key to its `Masked`."
+class Baselines:
+    "The trained baselines a grid's runs need, loaded on first use (`base`), with their snapshots (`model`) and per-example scorers (`scorer`)."
     def __init__(self, P: dict): self.P, self.jobs, self._bases, self._scorers = P, {}, {}, {}
+
+class PruningRuns(Baselines):
+    "`run(key)` of michel2019_pruning's grid (see above); `jobs` maps a masked evaluation's key to its `Masked`."
 
     def __call__(self, key: RunKey) -> RunRecord: return self.evaluate(key) if key in self.jobs else self.curve(key)
 
@@ -124,7 +135,7 @@ class PruningRuns:
 
 # %% ../nbs/94_michel_exp.ipynb #12c5f066
 @patch
-def base(self: PruningRuns, task: str, s: int):
+def base(self: Baselines, task: str, s: int):
     "Seed `s`'s trained baseline of `task` (`recipes.trained`: from the cache, or trained now), loaded once."
     if (task, s) not in self._bases:
         from headprune_nb.recipes import trained
@@ -132,7 +143,7 @@ def base(self: PruningRuns, task: str, s: int):
     return self._bases[task, s]
 
 @patch
-def model(self: PruningRuns, task: str, s: int, epoch=None):
+def model(self: Baselines, task: str, s: int, epoch=None):
     "The baseline's model, or a copy with its weights after `epoch` (a training snapshot; None if it has none)."
     import torch
     t = self.base(task, s)
@@ -141,6 +152,15 @@ def model(self: PruningRuns, task: str, s: int, epoch=None):
     m = copy.deepcopy(t.model)
     m.load_state_dict(torch.load(path, map_location=self.P["device"], weights_only=True)["model"])
     return m
+
+@patch
+def scorer(self: Baselines, task: str, s: int, limit):
+    "Seed `s`'s baseline as a per-example scorer (`runs.task_scorer`) on `limit` test sentences or eval examples, drawn with the main seed."
+    from headprune_nb.runs import task_scorer
+    if (task, s, limit) not in self._scorers:
+        t = self.base(task, s)
+        self._scorers[task, s, limit] = task_scorer(t, "test" if t.is_translation else "eval", limit, self.P["seed"], self.P["beam"])
+    return self._scorers[task, s, limit]
 
 # %% ../nbs/94_michel_exp.ipynb #16f9d012
 @patch
@@ -185,15 +205,12 @@ def order(self: PruningRuns, key: RunKey) -> dict:
 @patch
 def evaluate(self: PruningRuns, key: RunKey) -> RunRecord:
     "The per-example scores of the masked evaluation registered for `key`, on the examples every seed shares (drawn with the main seed)."
-    from headprune_nb.runs import score_masked, task_scorer
+    from headprune_nb.runs import score_masked
     from headprune_nb.dsp import mask_of
     j = self.jobs[key]
     model = self.model(j.task, j.seed, j.epoch)
     if model is None: raise FileNotFoundError(f"seed {j.seed}'s baseline of {j.task} has no snapshot of epoch {j.epoch}; retrain it")
-    if (j.task, j.seed, j.limit) not in self._scorers:
-        t = self.base(j.task, j.seed)
-        self._scorers[j.task, j.seed, j.limit] = task_scorer(t, examples(t, self.P)[0], j.limit, self.P["seed"], self.P["beam"])
-    s = score_masked(model, self._scorers[j.task, j.seed, j.limit], mask_of(j.kept, len(j.kept)))
+    s = score_masked(model, self.scorer(j.task, j.seed, j.limit), mask_of(j.kept, len(j.kept)))
     return RunRecord(key, kept=[c == "1" for c in j.kept], metric=s.score(), scores=s)
 
 # %% ../nbs/94_michel_exp.ipynb #40cc9fe7
@@ -482,4 +499,243 @@ def migrate_pruning(folder, P: dict) -> int:
     "Records of an old michel2019_pruning folder (see above): curves, then scores; the old masks files are removed. Returns how many."
     n = migrate_curves(folder, P) + migrate_scores(folder)
     for p in (Path(folder) / "scores").glob("*/masks-seed*.*"): p.unlink()
+    return n
+
+# %% ../nbs/94_michel_exp.ipynb #4b32d0c7
+ABLATION_DEFAULTS = {
+    "smoke": dict(cls_tasks=["synthetic_cls"], mt_tasks=["synthetic_mt"], beam=1, select_limit=300,
+                  eval_limit={"synthetic_cls": 300, "synthetic_mt": 60}),
+    "cpu":   dict(cls_tasks=["sst2"], mt_tasks=["multi30k"], beam=5, select_limit={"sst2": 1000, "multi30k": 300},
+                  eval_limit={"sst2": None, "multi30k": 300}),
+    "full":  dict(cls_tasks=["mnli"], mt_tasks=["iwslt14"], beam=5, select_limit=5000,
+                  eval_limit={"mnli": None, "iwslt14": None}),
+}
+
+def ablation_params(profile: str, seed: int = 0, device=None, seeds=None, **given) -> dict:
+    "michel2019_ablation's settings (`settings` with `ABLATION_DEFAULTS`)."
+    return settings(ABLATION_DEFAULTS, ("eval_limit", "select_limit"), profile, seed, device, seeds, **given)
+
+def ablation_examples(t, P: dict, on: str) -> tuple:
+    "(split, limit) of the examples `on` names for baseline `t`: `test`, or `select` (the separate set a head is chosen on)."
+    if on == "test": return ("test" if t.is_translation else "eval"), P["eval_limit"].get(t.task)
+    return ("valid" if t.is_translation else "train"), P["select_limit"].get(t.task)
+
+# %% ../nbs/94_michel_exp.ipynb #9460017b
+def ablation_key(P: dict, task: str, method: str, s: int) -> RunKey:
+    "The key of run `method` (scans, chosen, unmasked, mask-head<k>, one-head-site<i>-head<h>) of seed `s`'s baseline of `task`."
+    return RunKey(task, method, seed=s, base=baseline_of(P["profile"], task, s))
+
+def ablation_mask(index, method: str):
+    "The heads a masked evaluation keeps: all (`unmasked`), all but flat head k (`mask-head<k>`), or all but site i's heads other than its head h (1-based)."
+    import torch
+    keep = torch.ones(index.H, dtype=torch.bool)
+    if m := re.fullmatch(r"mask-head(\d+)", method): keep[int(m[1])] = False
+    elif m := re.fullmatch(r"one-head-site(\d+)-head(\d+)", method):
+        i = int(m[1]); keep[index.span(i)] = False; keep[index.offsets[i] + index.sites[i].orig_heads.index(int(m[2]) - 1)] = True
+    elif method != "unmasked": raise ValueError(f"not a masked evaluation: {method!r}; use unmasked, mask-head<k> or one-head-site<i>-head<h>")
+    return keep
+
+# %% ../nbs/94_michel_exp.ipynb #738a540f
+class AblationRuns(Baselines):
+    "`run(key)` of michel2019_ablation's grid: the main seed's scans, another seed's choice of a head per layer, or a masked evaluation."
+    def __call__(self, key: RunKey) -> RunRecord:
+        return {"scans": self.scans, "chosen": self.chosen}.get(key.method, self.masked)(key)
+
+    def provenance(self, key: RunKey, **params) -> dict:
+        "A run's own provenance: the baseline it read."
+        t = self.base(key.task, key.seed)
+        return dict(profile=self.P["profile"], seed=key.seed, params=dict(task=key.task, baseline=str(t.run_dir), baseline_weights=t.weights,
+                                                                          baseline_of=key.base, beam=self.P["beam"], **params))
+
+# %% ../nbs/94_michel_exp.ipynb #9bbcddb0
+@patch
+def scans(self: AblationRuns, key: RunKey) -> RunRecord:
+    "The main seed's scans: Table 1 (each head masked: its delta) and Tables 2/3/5/6 (each layer's best head on the test set, and the head chosen on the separate set)."
+    from headprune_nb.runs import cached_head_scan
+    from headprune_nb.michel import best_single_head, evaluate_masked
+    from headprune_nb.heads import HeadIndex
+    from headprune_nb.recipes import task_metric
+    import torch
+    P, t = self.P, self.base(key.task, key.seed)
+    index, test, sel = HeadIndex.from_model(t.model), ablation_examples(t, P, "test"), ablation_examples(t, P, "select")
+    base = evaluate_masked(t.model, task_metric(t, *test, P["seed"], beam=P["beam"]), torch.ones(index.H, dtype=torch.bool))
+    one = cached_head_scan(t, "one_head", *test, P["seed"], P["beam"])
+    on_test, on_sel = (cached_head_scan(t, "one_head_per_site", *ex, P["seed"], P["beam"]) for ex in (test, sel))
+    table1 = [dict(kind=s.kind, layer=s.layer + 1, head=h + 1, base=base, delta=float(one[index.offsets[i] + j] - base))
+              for i, s in enumerate(index.sites) for j, h in enumerate(s.orig_heads)]
+    best = [dict(kind=a["kind"], layer=a["layer"] + 1, best_head_on_test=a["head"] + 1, delta_best_on_test=a["delta"],
+                 head_chosen_on_separate_set=b["head"] + 1, delta_chosen_on_separate_set=b["delta"], base=base)
+            for a, b in zip(best_single_head(index, on_test, base), best_single_head(index, on_test, base, select=on_sel))]
+    sites = [dict(kind=s.kind, layer=s.layer + 1, heads=[h + 1 for h in s.orig_heads]) for s in index.sites]
+    return RunRecord(key, metric=base, extra=dict(sites=sites, table1=table1, best=best),
+                     provenance=self.provenance(key, eval_limit=test[1], select_limit=sel[1]))
+
+# %% ../nbs/94_michel_exp.ipynb #bc383995
+@patch
+def chosen(self: AblationRuns, key: RunKey) -> RunRecord:
+    "Another seed's head per layer, chosen on the separate set from its own scan (Tables 5/6's choice): rows (kind, layer, head), 1-based."
+    from headprune_nb.runs import cached_head_scan
+    from headprune_nb.michel import best_single_head
+    from headprune_nb.heads import HeadIndex
+    P, t = self.P, self.base(key.task, key.seed)
+    sel = ablation_examples(t, P, "select")
+    best = best_single_head(HeadIndex.from_model(t.model), cached_head_scan(t, "one_head_per_site", *sel, P["seed"], P["beam"]), 0.0)
+    return RunRecord(key, extra=dict(chosen=[dict(kind=b["kind"], layer=b["layer"] + 1, head=b["head"] + 1) for b in best]),
+                     provenance=self.provenance(key, select_limit=sel[1]))
+
+@patch
+def masked(self: AblationRuns, key: RunKey) -> RunRecord:
+    "A masked evaluation (`ablation_mask`), per example, on the test examples every seed shares."
+    from headprune_nb.runs import score_masked
+    from headprune_nb.heads import HeadIndex
+    t = self.base(key.task, key.seed)
+    keep = ablation_mask(HeadIndex.from_model(t.model), key.method)
+    s = score_masked(t.model, self.scorer(key.task, key.seed, self.P["eval_limit"].get(key.task)), keep)
+    return RunRecord(key, kept=keep.tolist(), metric=s.score(), scores=s)
+
+# %% ../nbs/94_michel_exp.ipynb #6e4b5675
+def ablation_grid(P: dict) -> list[RunKey]:
+    "The first runs of the ablation: each task's main-seed scans and each other seed's choice of a head per layer."
+    return [ablation_key(P, t, "scans" if s == P["seed"] else "chosen", s) for t in P["tasks"]
+            for s in dict.fromkeys([P["seed"], *P["seeds"]])]
+
+def ablation_tables(recs: dict, P: dict) -> dict:
+    "Table 1 and Tables 2/3/5/6 of this run's tasks, from the main seed's scans (a `task` column first)."
+    scans = {k.task: r for k, r in recs.items() if k.method == "scans" and k.seed == P["seed"]}
+    return {name: [dict(task=t, **row) for t in P["tasks"] if t in scans for row in scans[t].extra[part]]
+            for name, part in (("table1", "table1"), ("tables_2_3_5_6", "best"))}
+
+# %% ../nbs/94_michel_exp.ipynb #38f48703
+def chosen_heads(recs: dict, P: dict, task: str) -> dict:
+    "{seed: {(kind, layer): head}} (1-based) chosen on the separate set: the main seed's from its scans' Tables 5/6, another's from its choice."
+    out = {}
+    for k, r in recs.items():
+        if k.task != task: continue
+        if k.method == "scans": out[k.seed] = {(b["kind"], b["layer"]): b["head_chosen_on_separate_set"] for b in r.extra["best"]}
+        if k.method == "chosen": out[k.seed] = {(b["kind"], b["layer"]): b["head"] for b in r.extra["chosen"]}
+    return {s: out[s] for s in P["seeds"] if s in out}
+
+def claim_runs(recs: dict, P: dict, task: str) -> list[dict]:
+    "Per seed, the masked evaluations the claims read ({name: RunKey}): base (unmasked), h<k> (head k masked), s<i> (site i reduced to its chosen head)."
+    scans = next(r for k, r in recs.items() if (k.task, k.method) == (task, "scans"))
+    site = {(s["kind"], s["layer"]): i for i, s in enumerate(scans.extra["sites"])}
+    H = len(scans.extra["table1"])
+    return [{"base": ablation_key(P, task, "unmasked", s), **{f"h{k}": ablation_key(P, task, f"mask-head{k}", s) for k in range(H)},
+             **{f"s{site[kl]}": ablation_key(P, task, f"one-head-site{site[kl]}-head{h}", s) for kl, h in ch.items()}}
+            for s, ch in chosen_heads(recs, P, task).items()]
+
+# %% ../nbs/94_michel_exp.ipynb #4a1fd7bf
+def ablation_claims(task: str, runs: list[dict], budget: str, seed: int = 0) -> list[dict]:
+    "The two claims of `task` from each seed's samples ({name: Sample}, as `claim_runs` names them): most heads redundant (Table 1), one head enough for most layers (Tables 5/6)."
+    from headprune_nb.verdicts import nth_best, ordinal
+    H, sites = sum(k.startswith("h") for k in runs[0]), [k for k in runs[0] if k.startswith("s")]
+    need = H // 2 + 1
+    ev = evidence(runs, lambda x: nth_best([x[f"h{k}"] - x["base"] for k in range(H)], need), seed=seed)
+    rows = [claim_row("At test time, most heads are redundant given the rest of the model (Table 1)", task,
+                      Rule(f"{ordinal(need)} best of {H} changes with one head masked (masked - unmasked)", ">", -NOTICEABLE), ev, budget=budget)]
+    if not sites: return rows
+    need = len(sites) // 2 + 1
+    ev = evidence(runs, lambda x: nth_best([x[k] - x["base"] for k in sites], need), seed=seed)
+    return rows + [claim_row("For most layers one head is enough (Tables 5/6: head chosen on a separate set)", task,
+                             Rule(f"{ordinal(need)} best of {len(sites)} layers' changes when reduced to one head (reduced - unmasked)",
+                                  ">", -NOTICEABLE), ev, budget=budget)]
+
+# %% ../nbs/94_michel_exp.ipynb #7e12fb9c
+SIG_LEVEL = 0.99                 # the paper underlines changes significant at p < 0.01
+
+def significance_rows(table1: list[dict], main: dict, task: str, seed: int = 0) -> list[dict]:
+    "Each head of `task`'s Table 1 rows (in head order): its change with its `SIG_LEVEL` paired-bootstrap interval from the main seed's samples `main` (base, h<k>)."
+    out = []
+    for k, r in enumerate(r for r in table1 if r["task"] == task):
+        ev = evidence([{"h": main[f"h{k}"], "b": main["base"]}], lambda x: x["h"] - x["b"], level=SIG_LEVEL, seed=seed)
+        out.append(dict(task=task, kind=r["kind"], layer=r["layer"], head=r["head"], delta=ev.point, lo=ev.boot_lo, hi=ev.boot_hi,
+                        level=SIG_LEVEL, significant=ev.boot_lo > 0 or ev.boot_hi < 0))
+    return out
+
+def is_sig(r: dict) -> bool:
+    "Whether a significance row's change is significant (a bool, or its text read back from the CSV)."
+    return str(r["significant"]) == "True"
+
+# %% ../nbs/94_michel_exp.ipynb #822a4414
+def share_within(values, tol: float = 1.0) -> float:
+    "The share of `values` above -`tol` (within a point)."
+    return sum(1 for v in values if v >= -tol) / len(values)
+
+def published_summary(pub: dict) -> list[dict]:
+    "The published Tables 1, 2, 3, 5, 6 (`pub`: number -> rows): how many heads or layers stay within a point, the worst change and its kind."
+    rows = [dict(table="1", setting="paper, WMT enc self-attention", heads_or_layers=len(pub[1]),
+                 within_1_point=share_within([r["delta_bleu"] for r in pub[1]]), worst=min(r["delta_bleu"] for r in pub[1]))]
+    for n, col, setting in ((2, "delta_bleu", "paper, WMT"), (5, "delta_bleu", "paper, WMT (separate set)"),
+                            (3, "delta_acc_pct", "paper, BERT MNLI"), (6, "delta_acc_pct", "paper, BERT MNLI (separate set)")):
+        rows.append(dict(table=str(n), setting=setting, heads_or_layers=len(pub[n]), within_1_point=share_within([r[col] for r in pub[n]]),
+                         worst=min(r[col] for r in pub[n]), worst_kind=min(pub[n], key=lambda r: r[col]).get("kind", "")))
+    return rows
+
+# %% ../nbs/94_michel_exp.ipynb #45e32171
+def our_summary(table1: list[dict], best: list[dict]) -> list[dict]:
+    "Ours beside the published summary, per task of `table1`: Table 1's heads, Tables 2/3's and 5/6's layers."
+    rows = []
+    for task in dict.fromkeys(r["task"] for r in table1):
+        rows1 = [r for r in table1 if r["task"] == task]
+        rows.append(dict(table="1", setting=f"ours, {task}", heads_or_layers=len(rows1),
+                         within_1_point=share_within([r["delta"] for r in rows1]), worst=min(r["delta"] for r in rows1)))
+        rs = [r for r in best if r["task"] == task]
+        for col, name in (("delta_best_on_test", "2/3"), ("delta_chosen_on_separate_set", "5/6")):
+            w = min(rs, key=lambda r: r[col])
+            rows.append(dict(table=name, setting=f"ours, {task}", heads_or_layers=len(rs), within_1_point=share_within([r[col] for r in rs]),
+                             worst=w[col], worst_kind=w["kind"]))
+    return rows
+
+# %% ../nbs/94_michel_exp.ipynb #f0a7a5ab
+def heat_map(path, sig: list[dict], task: str) -> None:
+    "Table 1 as a heat map of `task`'s significance rows (its encoder self-attention, else its first kind), significant heads dotted."
+    import matplotlib.pyplot as plt
+    kinds = list(dict.fromkeys(r["kind"] for r in sig if r["task"] == task))
+    kind = "enc_self" if "enc_self" in kinds else kinds[0]
+    rs = [r for r in sig if (r["task"], r["kind"]) == (task, kind)]
+    mat = np.full((max(r["layer"] for r in rs), max(r["head"] for r in rs)), np.nan)
+    for r in rs: mat[r["layer"] - 1, r["head"] - 1] = r["delta"]
+    fig, ax = plt.subplots(1, 1, figsize=(4, 3), squeeze=True)
+    v = float(np.nanmax(np.abs(mat))) or 1.0                       # the colour scale of this kind's heads
+    im = ax.imshow(mat, cmap="RdBu", vmin=-v, vmax=v)
+    ax.set_xticks(range(mat.shape[1]), range(1, mat.shape[1] + 1)); ax.set_yticks(range(mat.shape[0]), range(1, mat.shape[0] + 1))
+    dots = [(r["head"] - 1, r["layer"] - 1) for r in rs if is_sig(r)]
+    ax.plot([d[0] for d in dots], [d[1] for d in dots], "k.", ms=4, label=f"significant (p < {1 - SIG_LEVEL:.2f})")
+    ax.set_title(f"{task}: {kind}"); ax.set_xlabel("head"); ax.set_ylabel("layer"); fig.colorbar(im, ax=ax, shrink=0.8)
+    ax.legend(fontsize=6, loc="lower right")
+    fig.suptitle("Table 1 analogue: score change when one head is masked"); fig.tight_layout(); fig.savefig(path, dpi=120); plt.close(fig)
+
+# %% ../nbs/94_michel_exp.ipynb #03988874
+def _task_prov(folder, task: str) -> dict:
+    return json.loads(p.read_text()) if (p := Path(folder) / f"{task}_provenance.json").exists() else {}
+
+def migrate_ablation_tables(folder, P: dict) -> int:
+    "Scans records of an old michel2019_ablation folder's tables and chosen records of its `chosen-seed<s>.csv`; returns how many."
+    folder, n = Path(folder), 0
+    table1, best = read_csv(folder / "table1.csv"), read_csv(folder / "tables_2_3_5_6.csv")
+    for task in dict.fromkeys(r["task"] for r in table1):
+        rows = [{k: v for k, v in r.items() if k != "task"} for r in table1 if r["task"] == task]
+        sites = {}
+        for r in rows: sites.setdefault((r["kind"], r["layer"]), []).append(r["head"])
+        extra = dict(sites=[dict(kind=k, layer=l, heads=h) for (k, l), h in sites.items()], table1=rows,
+                     best=[{k: v for k, v in r.items() if k != "task"} for r in best if r["task"] == task])
+        save_record(folder / "scores", RunRecord(ablation_key(P, task, "scans", P["seed"]), metric=rows[0]["base"], extra=extra,
+                    provenance=dict(_task_prov(folder, task), migrated_from="table1.csv, tables_2_3_5_6.csv"))); n += 1
+        for p in sorted((folder / "scores" / task).glob("chosen-seed*.csv")):
+            prov = json.loads(p.with_suffix(".json").read_text()) if p.with_suffix(".json").exists() else {}
+            save_record(folder / "scores", RunRecord(ablation_key(P, task, "chosen", int(p.stem[11:])), extra=dict(chosen=read_csv(p)),
+                        provenance=dict(prov, migrated_from=f"scores/{task}/{p.name}"))); p.unlink(); n += 1
+    return n
+
+# %% ../nbs/94_michel_exp.ipynb #49fccd98
+OLD_ABLATION_SCORE = re.compile(r"(unmasked|mask-head\d+|one-head-site\d+-head\d+)-seed(\d+)")
+
+def migrate_ablation(folder, P: dict) -> int:
+    "Records of an old michel2019_ablation folder (see above): tables and choices, then a record beside each score file. Returns how many."
+    n = migrate_ablation_tables(folder, P)
+    for p in sorted((Path(folder) / "scores").glob("*/*.npz")):
+        if not (m := OLD_ABLATION_SCORE.fullmatch(p.stem)): continue
+        s, key = load_sample(p), ablation_key(P, p.parent.name, m[1], int(m[2]))
+        save_record(Path(folder) / "scores", RunRecord(key, metric=s.score(), scores=s,
+                    provenance=dict(sample_made(p) or {}, migrated_from=f"scores/{p.parent.name}/{p.name}"))); n += 1
     return n
