@@ -158,9 +158,9 @@ def test_michel2019_ablation_smoke_tables(tmp_path, monkeypatch, smoke_cache, sm
     assert [(r["task"], r["kind"], r["layer"], r["head"]) for r in sig] == [(r["task"], r["kind"], r["layer"], r["head"]) for r in t1]
     assert all(abs(a["delta"] - b["delta"]) < 1e-6 and a["lo"] <= a["delta"] <= a["hi"] and a["level"] == 0.99
                and str(a["significant"]) == str(a["lo"] > 0 or a["hi"] < 0) for a, b in zip(sig, t1))
-    chosen = read_csv(out / "scores" / "synthetic_mt" / "chosen-seed1.csv")     # seed 1's heads, chosen on its own scores
+    rec = json.loads((out / "scores" / "synthetic_mt" / "chosen-seed1.json").read_text())   # seed 1's heads, chosen on its own scores
+    chosen, side = rec["extra"]["chosen"], rec["provenance"]                                 # (a run record, its provenance inside)
     assert len(chosen) == 6 and all(1 <= r["head"] <= 4 for r in chosen)
-    side = json.loads((out / "scores" / "synthetic_mt" / "chosen-seed1.json").read_text())
     assert side["seed"] == 1 and side["command"] and side["machine"] and side["params"]["baseline_weights"]
     assert len(list((out / "scores" / "synthetic_mt").glob("mask-head*-seed1.npz"))) == 24
     from headprune_nb.reproduce import head_scan_path                 # the scans are kept: an interrupted run resumes after them
