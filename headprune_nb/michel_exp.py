@@ -15,15 +15,19 @@ from .verdicts import NOTICEABLE, Rule, evidence, claim_row
 
 # %% auto #0
 __all__ = ['PRUNING_DEFAULTS', 'KINDS', 'FIGURE_TABLES', 'OLD_SCORE', 'ABLATION_DEFAULTS', 'SIG_LEVEL', 'OLD_ABLATION_SCORE',
-           'settings', 'pruning_params', 'baseline_of', 'variant_tag', 'curve_whats', 'curve_key', 'curve_keys',
-           'what_of', 'mask_digest', 'Masked', 'masked', 'Baselines', 'PruningRuns', 'examples', 'by_what', 'steps',
-           'seed_masks', 'figure_rows', 'figure5_rows', 'in_file_order', 'band_jobs', 'band_rows', 'band_gap',
-           'ClaimPlan', 'not_checked', 'plan_row', 'harmless_plan', 'cross_plan', 'late_plan', 'claim_plans',
-           'plan_jobs', 'draw', 'draw_lines', 'figure3', 'figure4', 'figure5', 'baseline_dirs', 'masking_budget',
-           'old_curves', 'old_seed_masks', 'migrate_curves', 'migrate_scores', 'migrate_pruning', 'ablation_params',
-           'ablation_examples', 'ablation_key', 'ablation_mask', 'AblationRuns', 'ablation_grid', 'ablation_tables',
-           'chosen_heads', 'claim_runs', 'ablation_claims', 'significance_rows', 'is_sig', 'share_within',
-           'published_summary', 'our_summary', 'heat_map', 'migrate_ablation_tables', 'migrate_ablation']
+           'SPEED_DEFAULTS', 'SPEED_SETUP', 'LI', 'PAIRED', 'ADDED_TO_TABLE4', 'settings', 'pruning_params',
+           'baseline_of', 'variant_tag', 'curve_whats', 'curve_key', 'curve_keys', 'what_of', 'mask_digest', 'Masked',
+           'masked', 'Baselines', 'PruningRuns', 'examples', 'by_what', 'steps', 'seed_masks', 'figure_rows',
+           'figure5_rows', 'in_file_order', 'band_jobs', 'band_rows', 'band_gap', 'ClaimPlan', 'not_checked',
+           'plan_row', 'harmless_plan', 'cross_plan', 'late_plan', 'claim_plans', 'plan_jobs', 'draw', 'draw_lines',
+           'figure3', 'figure4', 'figure5', 'baseline_dirs', 'masking_budget', 'old_curves', 'old_seed_masks',
+           'migrate_curves', 'migrate_scores', 'migrate_pruning', 'ablation_params', 'ablation_examples',
+           'ablation_key', 'ablation_mask', 'AblationRuns', 'ablation_grid', 'ablation_tables', 'chosen_heads',
+           'claim_runs', 'ablation_claims', 'significance_rows', 'is_sig', 'share_within', 'published_summary',
+           'our_summary', 'heat_map', 'migrate_ablation_tables', 'migrate_ablation', 'speed_params', 'speed_key',
+           'figure4_keys', 'plain', 'SpeedRuns', 'n_heads', 'op_times', 'table4_rows', 'flop_share_line',
+           'published_side', 'figure4_summary', 'timed', 'point_check', 'exact', 'smallest_rise', 'table4_claims',
+           'figure4_claims', 'speed_figure', 'speed_provenance', 'migrate_speed']
 
 # %% ../nbs/94_michel_exp.ipynb #58b2b339
 PRUNING_DEFAULTS = {
@@ -739,3 +743,301 @@ def migrate_ablation(folder, P: dict) -> int:
         save_record(Path(folder) / "scores", RunRecord(key, metric=s.score(), scores=s,
                     provenance=dict(sample_made(p) or {}, migrated_from=f"scores/{p.parent.name}/{p.name}"))); n += 1
     return n
+
+# %% ../nbs/94_michel_exp.ipynb #28a3628b
+SPEED_DEFAULTS = {
+    "smoke": dict(model_name="tiny-bert", device="cpu", batch_sizes=[1, 4], seq_len=16, repeats=2,
+                  levels=[6, 4, 2, 1], n_masks=2, fig4_repeats=2),
+    "cpu":   dict(model_name="bert-base", device="cpu", batch_sizes=[1, 4, 16, 64], seq_len=128, repeats=7,
+                  levels=[120, 96, 72, 48, 24, 12, 4], n_masks=10, fig4_repeats=3),
+    "full":  dict(model_name="bert-base", device="cuda", batch_sizes=[1, 4, 16, 64], seq_len=128, repeats=10,
+                  levels=[132, 120, 108, 96, 84, 72, 60, 48, 36, 24, 12, 4], n_masks=10, fig4_repeats=10),
+}
+
+def speed_params(profile: str, **given) -> dict:
+    "michel2019_speed's settings: `given` (None: the profile's default); a dry run keeps the real shapes with one repeat, one mask per level and no warm-up."
+    from headprune_nb.store import dry_run, dry_cap
+    import torch
+    if profile not in SPEED_DEFAULTS: raise ValueError(f"unknown profile {profile!r}; choose one of {', '.join(SPEED_DEFAULTS)}")
+    P = dict({k: (given.pop(k, None) if given.get(k) is not None else v) for k, v in SPEED_DEFAULTS[profile].items()}, **given)
+    if not 0 < P["keep_fraction"] < 1: raise ValueError(f"keep_fraction must be in (0, 1); got {P['keep_fraction']}")
+    if dry_run():
+        P.update(repeats=dry_cap(P["repeats"], "repeats"), fig4_repeats=dry_cap(P["fig4_repeats"], "repeats"), warmup=0,
+                 n_masks=dry_cap(P["n_masks"], "masks"), device=P["device"] if torch.cuda.is_available() else "cpu")
+    return P
+
+# %% ../nbs/94_michel_exp.ipynb #7db71075
+SPEED_SETUP = {"table4": ("device", "batch_sizes", "seq_len", "repeats", "warmup", "time_attention", "keep_fraction"),
+               "operators": ("device", "batch_sizes", "seq_len", "keep_fraction"),
+               "figure4": ("device", "seq_len", "fig4_batch_size", "fig4_repeats", "warmup")}
+
+def speed_key(P: dict, what: str, K: int | None = None, mask: int | None = None) -> RunKey:
+    "The key of timing run `what` (table4, operators, figure4 with `K` heads left and random `mask`), its variant a digest of what decides the timing."
+    from headprune_nb.recipes import spec_digest
+    variant = spec_digest({k: P[k] for k in SPEED_SETUP[what]})
+    return RunKey(P["model_name"], what if mask is None else f"{what}-mask{mask}", K=K, seed=P["seed"], variant=variant)
+
+def figure4_keys(P: dict, H: int) -> list[RunKey]:
+    "Figure 4's runs: `n_masks` random masks at each level of heads left below `H`."
+    return [speed_key(P, "figure4", L, m) for L in P["levels"] if 1 <= L < H for m in range(P["n_masks"])]
+
+# %% ../nbs/94_michel_exp.ipynb #62cb9671
+def plain(x):
+    "`x` with numpy scalars made Python numbers and bools (a record's JSON keeps them as numbers, not as text)."
+    if isinstance(x, dict): return {k: plain(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)): return [plain(v) for v in x]
+    return x.item() if isinstance(x, np.generic) else x
+
+class SpeedRuns:
+    "`run(key)` of michel2019_speed's grid: the architecture, randomly initialised, built on first use; each run times it now."
+    def __init__(self, P: dict): self.P, self._model = P, None
+
+    def __call__(self, key: RunKey) -> RunRecord:
+        return self.table4(key) if key.method == "table4" else self.operators(key) if key.method == "operators" else self.figure4(key)
+
+    def model(self):
+        "The architecture with random weights (seeded), on the device."
+        import torch
+        from headprune_nb.models import build_architecture
+        if self._model is None: torch.manual_seed(self.P["seed"]); self._model = build_architecture(self.P["model_name"], self.P["seed"]).to(self.P["device"])
+        return self._model
+
+# %% ../nbs/94_michel_exp.ipynb #1c36b545
+def n_heads(model) -> int:
+    "The number of attention heads of `model`."
+    from headprune_nb.heads import HeadIndex
+    return HeadIndex.from_model(model).H
+
+@patch
+def table4(self: SpeedRuns, key: RunKey) -> RunRecord:
+    "Table 4: the original against `keep_fraction` of its heads kept (a random mask), timed in alternated pairs at each batch size (`bench.compare_pruned`)."
+    from headprune_nb.bench import compare_pruned
+    from headprune_nb.heads import random_keep_mask
+    P, model = self.P, self.model()
+    H = n_heads(model); K = max(1, round(P["keep_fraction"] * H))
+    t4 = compare_pruned(model, keep := random_keep_mask(H, K, P["seed"]), batch_sizes=P["batch_sizes"], seq_len=P["seq_len"], warmup=P["warmup"],
+                        repeats=P["repeats"], max_repeats=4 * P["repeats"], attention=P["time_attention"], seed=P["seed"])
+    return RunRecord(key, kept=keep.tolist(), timings=plain(dict(t4, rows=list(t4["rows"]))), extra=dict(H=H, K=K))
+
+# %% ../nbs/94_michel_exp.ipynb #ad0bbe29
+def op_times(models, batch, device: str, passes: int = 3) -> list[dict]:
+    "Median over `passes` forward passes (models profiled in turn) of each operator's self time (ms), per model."
+    import torch
+    from torch.profiler import profile as torch_profile, ProfilerActivity
+    acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device == "cuda" else [])
+    key = "self_device_time_total" if device == "cuda" else "self_cpu_time_total"
+    runs = [[] for _ in models]
+    with torch.inference_mode():
+        for m in models: m(**batch)
+        for _ in range(passes):
+            for m, r in zip(models, runs):
+                with torch_profile(activities=acts) as prof: m(**batch)
+                r.append({e.key: getattr(e, key) / 1e3 for e in prof.key_averages()})
+    med = lambda xs: sorted(xs)[len(xs) // 2]
+    return [{k: med([p.get(k, 0.0) for p in r]) for k in set().union(*r)} for r in runs]
+
+# %% ../nbs/94_michel_exp.ipynb #b551c0f4
+@patch
+def operators(self: SpeedRuns, key: RunKey) -> RunRecord:
+    "Where the time goes: the 12 operators with the most self-time in the original at the largest batch, before and after pruning, and all operators."
+    from headprune_nb.bench import random_batch
+    from headprune_nb.heads import random_keep_mask
+    from headprune_nb.prune import prune_heads
+    from headprune_nb.store import dry_cap
+    P, model = self.P, self.model()
+    H = n_heads(model); K = max(1, round(P["keep_fraction"] * H)); b = max(P["batch_sizes"])
+    half = prune_heads(copy.deepcopy(model), random_keep_mask(H, K, P["seed"]))
+    t_orig, t_half = op_times([model, half], random_batch(model, b, P["seq_len"], seed=P["seed"]), P["device"], passes=dry_cap(3, "repeats"))
+    ops = sorted(set(t_orig) | set(t_half), key=lambda k: -t_orig.get(k, 0))[:12]
+    rows = [dict(op=k, original_ms=t_orig.get(k, 0.0), pruned_ms=t_half.get(k, 0.0), saved_ms=t_orig.get(k, 0.0) - t_half.get(k, 0.0)) for k in ops]
+    rows.append(dict(op="(all operators)", original_ms=sum(t_orig.values()), pruned_ms=sum(t_half.values()),
+                     saved_ms=sum(t_orig.values()) - sum(t_half.values())))
+    return RunRecord(key, timings=plain(dict(rows=rows, batch_size=b)))
+
+# %% ../nbs/94_michel_exp.ipynb #33f84489
+@patch
+def figure4(self: SpeedRuns, key: RunKey) -> RunRecord:
+    "One Figure 4 mask: `key.K` heads left at random, timed in turn with the original (call by call), with its FLOP-ideal speed-up and shrinkage."
+    from headprune_nb.bench import throughput, forward_flops, random_batch, n_params, size_on_disk
+    from headprune_nb.heads import random_keep_mask
+    from headprune_nb.prune import prune_heads
+    P, model, L, m = self.P, self.model(), key.K, int(key.method.rsplit("mask", 1)[1])
+    if not hasattr(self, "_orig"):
+        fb = random_batch(model, 1, P["seq_len"], seed=P["seed"])
+        self._orig = fb, forward_flops(model, fb), n_params(model), size_on_disk(model)
+    fb, f_orig, p_orig, bytes_orig = self._orig
+    pruned = prune_heads(copy.deepcopy(model), keep := random_keep_mask(n_heads(model), L, P["seed"] + 1000 * L + m))
+    base, t = (r[0] for r in throughput([model, pruned], (P["fig4_batch_size"],), seq_len=P["seq_len"], warmup=P["warmup"],
+                                        repeats=P["fig4_repeats"], progress=False, seed=P["seed"]))
+    row = dict(heads_left=L, mask=m, batch_size=P["fig4_batch_size"], seq_len=P["seq_len"],
+               speedup_pct=100 * (t["examples_per_s"] / base["examples_per_s"] - 1), ideal_speedup_pct=100 * (f_orig / forward_flops(pruned, fb) - 1),
+               params_shrinkage_pct=100 * (1 - n_params(pruned) / p_orig), size_shrinkage_pct=100 * (1 - size_on_disk(pruned) / bytes_orig),
+               other_cores=t["other_cores"], competing=t["competing"])
+    return RunRecord(key, kept=keep.tolist(), timings=plain(row))
+
+# %% ../nbs/94_michel_exp.ipynb #e2e8a9e4
+def table4_rows(rec: RunRecord, P: dict) -> list[dict]:
+    "Table 4's rows from its record: each batch size's timings, the heads and heads kept, the shapes, and the attention blocks' share of the FLOPs."
+    H, K = rec.extra["H"], rec.extra["K"]
+    rows = [dict(r, heads=H, heads_kept=K, seq_len=P["seq_len"], device=P["device"]) for r in rec.timings["rows"]]
+    for r in rows: r["attention_flop_share"] = (1 - 1 / r["ideal_speedup"]) / (1 - K / H)
+    return rows
+
+def flop_share_line(r: dict) -> str:
+    "One batch size's speed-up beside its FLOP ideal, and the attention blocks' share of the FLOPs and of the time."
+    line = (f"batch {r['batch_size']:3d}: speed-up {r['speedup']:.3f}x (ideal {r['ideal_speedup']:.3f}x: "
+            f"{100 * r['share_of_ideal_speedup']:.1f}% of the ideal speed-up, {100 * r['share_of_ideal_gain']:.0f}% of the ideal gain); "
+            f"attention blocks are {100 * r['attention_flop_share']:.1f}% of the FLOPs")
+    if "attention_time_share" in r:
+        line += (f", {100 * r['attention_time_share']:.1f}% of the original's time, and take "
+                 f"{r['attention_time_pct']:.1f}% of their original time after pruning")
+    return line
+
+# %% ../nbs/94_michel_exp.ipynb #f71a190b
+def published_side(rows4: list[dict], published: dict) -> list[dict]:
+    "Ours beside the published Table 4 (`published`: batch size -> row)."
+    side = []
+    for r in rows4:
+        p = published.get(r["batch_size"], {})
+        side.append({"batch": r["batch_size"], "ours original ex/s": f"{r['original_eps']:.2f} ± {r['original_std']:.2f}",
+                     "ours pruned ex/s": f"{r['pruned_eps']:.2f} ± {r['pruned_std']:.2f}", "ours speed-up %": round(r["speedup_pct"], 1),
+                     "95% interval": f"{r['speedup_pct_low']:+.1f}..{r['speedup_pct_high']:+.1f} ({r['interval']}, {r['repeats']} pairs)",
+                     "other cores busy": r["other_cores"], "FLOP-ideal %": round(r["ideal_speedup_pct"], 1),
+                     "% of ideal speed-up": round(100 * r["share_of_ideal_speedup"], 1), "% of ideal gain": round(100 * r["share_of_ideal_gain"]),
+                     "attention time % of original": round(r.get("attention_time_pct", float("nan")), 1),
+                     "published original": p.get("original_eps"), "published pruned": p.get("pruned_eps"),
+                     "published speed-up %": p.get("speedup_pct")})
+    return side
+
+# %% ../nbs/94_michel_exp.ipynb #8be1a609
+def figure4_summary(rows: list[dict]) -> list[dict]:
+    "Figure 4 per level of heads left (most heads first): the mean and spread of the masks' speed-ups, the FLOP ideal and the shrinkage."
+    import statistics
+    out = []
+    for level in sorted({r["heads_left"] for r in rows}, reverse=True):
+        rs = [r for r in rows if r["heads_left"] == level]
+        sp = [r["speedup_pct"] for r in rs]
+        out.append(dict(heads_left=level, masks=len(rs), speedup_pct_mean=statistics.mean(sp),
+                        speedup_pct_std=statistics.stdev(sp) if len(sp) > 1 else 0.0,
+                        ideal_speedup_pct=statistics.mean(r["ideal_speedup_pct"] for r in rs),
+                        params_shrinkage_pct=statistics.mean(r["params_shrinkage_pct"] for r in rs),
+                        size_shrinkage_pct=statistics.mean(r["size_shrinkage_pct"] for r in rs)))
+    return out
+
+# %% ../nbs/94_michel_exp.ipynb #518b60e0
+LI = "dsp2021"             # Li et al. 2021's figure 4 claims: counted under that paper in the report
+
+def timed(claim: str, what: str, point, lo, hi, threshold, above: bool = True, **extra) -> dict:
+    "A claim on a timing: every claim's rule (`verdicts.claim_row`) on the 95% interval of the alternated original/pruned pairs; no training seeds (random weights: only shapes count)."
+    from headprune_nb.verdicts import Evidence
+    row = claim_row(claim, "", Rule(what, ">" if above else "<", threshold), Evidence(point, lo, hi, 0, None, lo, hi, 0.95), min_seeds=0, **extra)
+    return dict(row, why=f"{row['why']} (a timing of random weights: no training seeds)")
+
+def point_check(claim: str, what: str, ok, ours: str, **extra) -> dict:
+    "A claim checked on one number with no interval (a two-way verdict: shown as old style in the report), or not run (ok None)."
+    return dict(claim=claim, task="", ours=ours, verdict="not run" if ok is None else "supported" if ok else "not supported",
+                rule=f"point check, no interval: {what}", **extra)
+
+def exact(claim: str, what: str, value: float, ok: bool, **extra) -> dict:
+    "A claim on a deterministic number (the size on disk of a pruned model): no noise, so its interval is the point."
+    return dict(claim=claim, task="", ours=f"{what} = {value:.2f}", point=round(value, 3), lo=round(value, 3), hi=round(value, 3),
+                level=1.0, verdict="supported" if ok else "contradicted", rule=f"exact (no noise): {what}", why="deterministic: no noise", **extra)
+
+# %% ../nbs/94_michel_exp.ipynb #0c05e784
+def smallest_rise(rows: list[dict], n_boot: int | None = None, level: float | None = None, seed: int = 0) -> tuple:
+    "(point, low, high): the smallest rise of the mean speed-up from one level of heads left to the next sparser one, with a percentile bootstrap over each level's masks."
+    from headprune_nb.verdicts import N_BOOT, LEVEL
+    n_boot, level = n_boot or N_BOOT, level or LEVEL
+    levels = sorted({r["heads_left"] for r in rows}, reverse=True)
+    sp = [np.array([r["speedup_pct"] for r in rows if r["heads_left"] == L]) for L in levels]
+    rise = lambda means: min(b - a for a, b in zip(means, means[1:]))
+    rng = np.random.default_rng(seed)
+    boot = [rise([x[rng.integers(0, len(x), len(x))].mean() for x in sp]) for _ in range(n_boot)]
+    return rise([x.mean() for x in sp]), float(np.quantile(boot, (1 - level) / 2)), float(np.quantile(boot, (1 + level) / 2))
+
+# %% ../nbs/94_michel_exp.ipynb #b59cc6b7
+PAIRED = ("speedup_pct_paired", "speedup_pct_low", "speedup_pct_high")        # the paired estimate and its interval (nbs/03_bench)
+
+def table4_claims(rows4: list[dict], time_attention: bool) -> list[dict]:
+    "Michel's Table 4 claims, each on the speed-up's interval at the largest (and at batch 1) batch size."
+    big, small = max(rows4, key=lambda r: r["batch_size"]), min(rows4, key=lambda r: r["batch_size"])
+    ideal = lambda r, x: (1 + x / 100) / r["ideal_speedup"]                       # speed-up (%) -> share of the ideal speed-up
+    gain = lambda r, x: (x / 100) / (r["ideal_speedup"] - 1)                      # speed-up (%) -> share of the ideal gain
+    b = big["batch_size"]
+    rows = [timed(f"removing half of the heads speeds up inference at batch {b} (Michel: +17.5% at batch 64)",
+                  f"speed-up at batch {b} (%)", *(big[k] for k in PAIRED), 5)]
+    if small["batch_size"] == 1:
+        rows.append(timed("the speed-up vanishes at batch 1 (Michel: +1.9%)", "speed-up at batch 1 (%)", *(small[k] for k in PAIRED), 5, above=False))
+    return rows + [
+        timed(f"at batch {b}, the measured speed-up is at least 90% of the FLOP-predicted ideal speed-up",
+              "measured / ideal speed-up", *(ideal(big, big[k]) for k in PAIRED), 0.9),
+        timed(f"at batch {b}, at least 90% of the FLOP-predicted ideal *gain* is realised (stricter)",
+              "measured / ideal gain", *(gain(big, big[k]) for k in PAIRED), 0.9),
+        timed(f"at batch {b}, removing half the heads halves the attention blocks' time (at most 60% left)",
+              "attention blocks' time after pruning (% of before)", *(big[f"attention_time_pct_{k}"] for k in ("paired", "low", "high")), 60, above=False)
+        if time_attention else point_check("removing half the heads halves the attention blocks' time", "time_attention=False", None, "")]
+
+# %% ../nbs/94_michel_exp.ipynb #1a14b1b9
+def figure4_claims(rows_f4: list[dict], summary: list[dict], seed: int = 0) -> list[dict]:
+    "Li et al.'s Figure 4 claims: the speed-up rises at every step (masks as the noise), and the size shrinkage at 12 heads left."
+    rows = [timed("speed-up increases as heads are removed (Li et al. figure 4: the more we prune, the faster)",
+                  "smallest rise of the mean speed-up from one level to the next sparser one (points; 95% bootstrap over each level's masks)",
+                  *smallest_rise(rows_f4, seed=seed), 0.0, of_paper=LI)
+            if len(summary) > 1 else point_check("speed-up increases as heads are removed", "one level only", None, "", of_paper=LI)]
+    at12 = next((s for s in summary if s["heads_left"] == 12), None)
+    rows.append(exact("size shrinkage at 12 heads left is about 24% (Li et al.)", "size shrinkage at 12 heads left (%), within 3 of 24",
+                      at12["size_shrinkage_pct"], abs(at12["size_shrinkage_pct"] - 24) < 3, of_paper=LI) if at12 else
+                point_check("size shrinkage at 12 heads left is about 24% (Li et al.)", "12 heads left", None, "", of_paper=LI))
+    return rows
+
+# %% ../nbs/94_michel_exp.ipynb #999ad6ae
+def speed_figure(path, summary: list[dict], claims: list[dict], P: dict, H: int, profile: str) -> None:
+    "Figure 4: the measured speed-up (mean and spread over the masks) beside the FLOP ideal, and the size shrinkage, against heads left; Li et al.'s numbers as stars."
+    import matplotlib.pyplot as plt
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.8))
+    x = [s["heads_left"] for s in summary]
+    a1.errorbar(x, [s["speedup_pct_mean"] for s in summary], yerr=[s["speedup_pct_std"] for s in summary],
+                marker="o", capsize=3, label=f"measured ({P['device']}, batch {P['fig4_batch_size']})")
+    a1.plot(x, [s["ideal_speedup_pct"] for s in summary], "--", label="FLOP ideal")
+    a2.plot(x, [s["size_shrinkage_pct"] for s in summary], marker="o", label="measured (on disk)")
+    for c in claims:
+        a1.plot(c["heads_left"], c["speedup_pct"], "r*", ms=12, label="Li et al. 2021 (text, GPU)")
+        a2.plot(c["heads_left"], c["size_shrinkage_pct"], "r*", ms=12, label="Li et al. 2021 (text)")
+    for a, yl in ((a1, "inference speed-up (%)"), (a2, "model size shrinkage (%)")):
+        a.set_xlabel(f"heads left (of {H})"); a.set_ylabel(yl); a.invert_xaxis(); a.grid(alpha=.3); a.legend(fontsize=8)
+    fig.suptitle(f"{P['model_name']} ({profile} profile), sequence length {P['seq_len']}")
+    fig.tight_layout(); fig.savefig(path, dpi=120); plt.close(fig)
+
+# %% ../nbs/94_michel_exp.ipynb #97d0cc26
+def speed_provenance(t4: RunRecord, rows_f4: list[dict], claims: list[dict]) -> dict:
+    "What michel2019_speed's provenance adds: the FLOPs per example, the machine's load during every timing, and the verdicts."
+    loads = t4.timings["load"] + [dict(other_cores=r["other_cores"], competing=r["competing"]) for r in rows_f4]
+    return dict(flops_per_example=dict(original=t4.timings["flops_original"], pruned=t4.timings["flops_pruned"]),
+                load=dict(table4=t4.timings["load"], figure4_timings=len(rows_f4), figure4_competing=sum(bool(r["competing"]) for r in rows_f4),
+                          competing=any(l["competing"] for l in loads)),
+                verdicts={r["claim"]: r["verdict"] for r in claims})
+
+# %% ../nbs/94_michel_exp.ipynb #8f08d7c1
+ADDED_TO_TABLE4 = ("heads", "heads_kept", "seq_len", "device", "attention_flop_share")    # columns `table4_rows` adds to the timings
+
+def _typed(row: dict) -> dict:
+    "A timing row read back from CSV with `competing` as it was measured: a bool, or None where the load was not known (an empty cell)."
+    c = row.get("competing")
+    return dict(row, competing={"True": True, "False": False, "": None}.get(c, c)) if "competing" in row else row
+
+def migrate_speed(folder, P: dict) -> int:
+    "Records of an old michel2019_speed folder (see above); returns how many."
+    folder = Path(folder)
+    prov = json.loads((folder / "provenance.json").read_text())
+    run = dict({k: prov.get(k) for k in ("command", "git_commit", "machine", "started_utc", "finished_utc")}, migrated_from="")
+    t4 = [_typed(r) for r in read_csv(folder / "table4.csv")]
+    recs = [RunRecord(speed_key(P, "table4"), extra=dict(H=t4[0]["heads"], K=t4[0]["heads_kept"]), provenance=dict(run, migrated_from="table4.csv, provenance.json"),
+                      timings=dict(rows=[{k: v for k, v in r.items() if k not in ADDED_TO_TABLE4} for r in t4], load=prov["load"]["table4"],
+                                   flops_original=prov["flops_per_example"]["original"], flops_pruned=prov["flops_per_example"]["pruned"]))]
+    ops = read_csv(folder / "table4_operators.csv")
+    recs.append(RunRecord(speed_key(P, "operators"), timings=dict(rows=[{k: v for k, v in r.items() if k != "batch_size"} for r in ops],
+                          batch_size=ops[0]["batch_size"]), provenance=dict(run, migrated_from="table4_operators.csv")))
+    recs += [RunRecord(speed_key(P, "figure4", r["heads_left"], r["mask"]), timings=r, provenance=dict(run, migrated_from="figure4_masks.csv"))
+             for r in map(_typed, read_csv(folder / "figure4_masks.csv"))]
+    for r in recs: save_record(folder / "scores", r)
+    return len(recs)
