@@ -759,7 +759,8 @@ def speed_params(profile: str, **given) -> dict:
     from headprune_nb.store import dry_run, dry_cap
     import torch
     if profile not in SPEED_DEFAULTS: raise ValueError(f"unknown profile {profile!r}; choose one of {', '.join(SPEED_DEFAULTS)}")
-    P = dict({k: (given.pop(k, None) if given.get(k) is not None else v) for k, v in SPEED_DEFAULTS[profile].items()}, **given)
+    P = {k: (given[k] if given.get(k) is not None else v) for k, v in SPEED_DEFAULTS[profile].items()}
+    P.update({k: v for k, v in given.items() if k not in P})
     if not 0 < P["keep_fraction"] < 1: raise ValueError(f"keep_fraction must be in (0, 1); got {P['keep_fraction']}")
     if dry_run():
         P.update(repeats=dry_cap(P["repeats"], "repeats"), fig4_repeats=dry_cap(P["fig4_repeats"], "repeats"), warmup=0,
