@@ -53,12 +53,12 @@ def settings(defaults: dict, limits, profile: str, seed: int = 0, device=None, s
     return dict(P, **{k: v for k, v in given.items() if k not in P}, device=device, profile=profile, seed=seed,
                 seeds=list(seeds) if seeds is not None else SEEDS[profile], tasks=P["cls_tasks"] + P["mt_tasks"])
 
-# %% ../nbs/94_michel_exp.ipynb #3f45a803
+# %% ../nbs/94_michel_exp.ipynb #7816603b
 def pruning_params(profile: str, seed: int = 0, device=None, seeds=None, **given) -> dict:
     "michel2019_pruning's settings (`settings` with `PRUNING_DEFAULTS`)."
     return settings(PRUNING_DEFAULTS, ("eval_limit", "score_limit"), profile, seed, device, seeds, **given)
 
-# %% ../nbs/94_michel_exp.ipynb #eaa73ba7
+# %% ../nbs/94_michel_exp.ipynb #bb56e6b7
 KINDS = ("enc_self", "cross", "dec_self")     # the Enc-Dec's attention kinds, in head order (`heads.HeadIndex.kinds`)
 
 def baseline_of(profile: str, task: str, seed: int) -> str:
@@ -67,12 +67,12 @@ def baseline_of(profile: str, task: str, seed: int) -> str:
     origin = imported_origin(model_dir(profile, task, seed))
     return f"imported-{origin}" if origin else spec_digest(baseline_spec(find_recipe(profile, task), seed))
 
-# %% ../nbs/94_michel_exp.ipynb #f662509a
+# %% ../nbs/94_michel_exp.ipynb #a6cf3bc3
 def variant_tag(P: dict) -> str:
     "Michel's variant of a run's curves, as its key says it: `code` or `paper`, `+per_token` for the released code's importance."
     return P["variant"] + ("+per_token" if P["per_token"] else "")
 
-# %% ../nbs/94_michel_exp.ipynb #f9bc7e83
+# %% ../nbs/94_michel_exp.ipynb #305e508a
 def curve_whats(P: dict, task: str, main: bool) -> list[str]:
     "The curves of `task` for the main seed (`main`) or another: importance, one-head ablation (main, `oracle`), each kind and snapshot epoch (translation; epochs with `dynamics`)."
     from headprune_nb.recipes import find_recipe
@@ -81,30 +81,30 @@ def curve_whats(P: dict, task: str, main: bool) -> list[str]:
     epochs = find_recipe(P["profile"], task).snapshot_epochs if P["dynamics"] else ()
     return whats + [f"kind:{k}" for k in KINDS] + [f"epoch:{e}" for e in epochs]
 
-# %% ../nbs/94_michel_exp.ipynb #305e508a
+# %% ../nbs/94_michel_exp.ipynb #edf6254c
 def curve_key(P: dict, task: str, what: str, s: int) -> RunKey:
     "The key of seed `s`'s curve `what` of `task` (`curve-` for the main seed's, scored; `masks-` for another's)."
     method = ("curve-" if s == P["seed"] else "masks-") + re.sub("[ :]", "-", what)
     return RunKey(task, method, seed=s, variant=variant_tag(P), base=baseline_of(P["profile"], task, s))
 
-# %% ../nbs/94_michel_exp.ipynb #c658d7ab
+# %% ../nbs/94_michel_exp.ipynb #12c5f066
 def curve_keys(P: dict) -> list[RunKey]:
     "Every curve of the run: the main seed's, then each other seed's."
     seeds = [P["seed"]] + [s for s in P["seeds"] if s != P["seed"]]
     return [curve_key(P, t, w, s) for t in P["tasks"] for s in seeds for w in curve_whats(P, t, s == P["seed"])]
 
-# %% ../nbs/94_michel_exp.ipynb #c7ed474b
+# %% ../nbs/94_michel_exp.ipynb #2f40303c
 def what_of(key: RunKey) -> str:
     "The curve `what` a curve key names (inverse of `curve_key`)."
     w = key.method.split("-", 1)[1]
     return "one-head ablation" if w == "one-head-ablation" else re.sub(r"^(kind|epoch)-", r"\1:", w)
 
-# %% ../nbs/94_michel_exp.ipynb #2f40303c
+# %% ../nbs/94_michel_exp.ipynb #308b4f49
 def mask_digest(kept: str) -> str:
     "8 hex digits of sha1 of a 0/1 mask string (a score's name: a changed mask is scored anew)."
     return hashlib.sha1(str(kept).encode()).hexdigest()[:8]
 
-# %% ../nbs/94_michel_exp.ipynb #adcce219
+# %% ../nbs/94_michel_exp.ipynb #40cc9fe7
 @dataclass(frozen=True)
 class Masked:
     "Seed `seed`'s baseline of `task` (after `epoch`: its training snapshot) with the heads of `kept` (0/1) only, scored on `limit` examples."
@@ -119,7 +119,7 @@ class Masked:
         "Its run key: `<label>-<digest>-n<limit>-seed<s>`, of baseline `base`."
         return RunKey(self.task, f"{self.label}-{mask_digest(self.kept)}-n{self.limit or 'all'}", seed=self.seed, base=base)
 
-# %% ../nbs/94_michel_exp.ipynb #655a087c
+# %% ../nbs/94_michel_exp.ipynb #5cf560c8
 def masked(task: str, s: int, what: str, kept: str, limit, epoch=None) -> Masked:
     "The masked evaluation of `kept` from curve `what` (its label: `unpruned`, `<what>-removed<r>`, `epoch<e>-removed<r>` or `epoch<e>-unpruned`)."
     r = str(kept).count("0")
@@ -127,12 +127,12 @@ def masked(task: str, s: int, what: str, kept: str, limit, epoch=None) -> Masked
     else: label = f"{re.sub('^kind:', '', what).replace(' ', '-')}-removed{r}" if r else "unpruned"
     return Masked(task, s, label, str(kept), limit, epoch)
 
-# %% ../nbs/94_michel_exp.ipynb #40cc9fe7
+# %% ../nbs/94_michel_exp.ipynb #ed6f8601
 class Baselines:
     "The trained baselines a grid's runs need, loaded on first use (`base`), with their snapshots (`model`) and per-example scorers (`scorer`)."
     def __init__(self, P: dict): self.P, self.jobs, self._bases, self._scorers = P, {}, {}, {}
 
-# %% ../nbs/94_michel_exp.ipynb #c26072cf
+# %% ../nbs/94_michel_exp.ipynb #c27f6b86
 class PruningRuns(Baselines):
     "`run(key)` of michel2019_pruning's grid (see above); `jobs` maps a masked evaluation's key to its `Masked`."
 
@@ -144,7 +144,7 @@ class PruningRuns(Baselines):
         self.jobs.update({k: j for j, k in keys.items()})
         return keys
 
-# %% ../nbs/94_michel_exp.ipynb #5cf560c8
+# %% ../nbs/94_michel_exp.ipynb #74fff169
 @patch
 def base(self: Baselines, task: str, s: int):
     "Seed `s`'s trained baseline of `task` (`recipes.trained`: from the cache, or trained now), loaded once."
@@ -153,7 +153,7 @@ def base(self: Baselines, task: str, s: int):
         self._bases[task, s] = trained(self.P["profile"], task, s, self.P["device"])
     return self._bases[task, s]
 
-# %% ../nbs/94_michel_exp.ipynb #3e2f2680
+# %% ../nbs/94_michel_exp.ipynb #530ea4f4
 @patch
 def model(self: Baselines, task: str, s: int, epoch=None):
     "The baseline's model, or a copy with its weights after `epoch` (a training snapshot; None if it has none)."
@@ -165,7 +165,7 @@ def model(self: Baselines, task: str, s: int, epoch=None):
     m.load_state_dict(torch.load(path, map_location=self.P["device"], weights_only=True)["model"])
     return m
 
-# %% ../nbs/94_michel_exp.ipynb #97feb9a0
+# %% ../nbs/94_michel_exp.ipynb #2ed2388d
 @patch
 def scorer(self: Baselines, task: str, s: int, limit):
     "Seed `s`'s baseline as a per-example scorer (`runs.task_scorer`) on `limit` test sentences or eval examples, drawn with the main seed."
@@ -175,7 +175,7 @@ def scorer(self: Baselines, task: str, s: int, limit):
         self._scorers[task, s, limit] = task_scorer(t, "test" if t.is_translation else "eval", limit, self.P["seed"], self.P["beam"])
     return self._scorers[task, s, limit]
 
-# %% ../nbs/94_michel_exp.ipynb #ed6f8601
+# %% ../nbs/94_michel_exp.ipynb #880e6350
 @patch
 def curve(self: PruningRuns, key: RunKey) -> RunRecord:
     "Seed `key.seed`'s baseline pruned step by step along curve `what_of(key)`: the steps (scored on the curve's examples for the main seed) and masks."
@@ -191,12 +191,12 @@ def curve(self: PruningRuns, key: RunKey) -> RunRecord:
     return RunRecord(key, extra=dict(curve=res["curve"], masks=["".join("1" if k else "0" for k in m.tolist()) for m in res["masks"]]),
                      provenance=prov)
 
-# %% ../nbs/94_michel_exp.ipynb #c27f6b86
+# %% ../nbs/94_michel_exp.ipynb #13c55b50
 def examples(t, P: dict, limit_of: str = "eval_limit") -> tuple:
     "(split, limit) a curve or a score evaluates baseline `t` on: the test sentences or eval examples, `P[limit_of]`'s number of them."
     return ("test" if t.is_translation else "eval"), P[limit_of].get(t.task)
 
-# %% ../nbs/94_michel_exp.ipynb #74fff169
+# %% ../nbs/94_michel_exp.ipynb #ef7d8fad
 @patch
 def metric(self: PruningRuns, key: RunKey):
     "The main seed's curve metric (`recipes.task_metric` on its examples, drawn with the main seed); NaN for another seed's masks."
@@ -204,7 +204,7 @@ def metric(self: PruningRuns, key: RunKey):
     if not key.method.startswith("curve-"): return lambda model: float("nan")
     return task_metric(self.base(key.task, key.seed), *examples(self.base(key.task, key.seed), self.P), self.P["seed"], beam=self.P["beam"])
 
-# %% ../nbs/94_michel_exp.ipynb #530ea4f4
+# %% ../nbs/94_michel_exp.ipynb #a995bb41
 @patch
 def order(self: PruningRuns, key: RunKey) -> dict:
     "How curve `key` orders its heads: by importance (nothing to add), by one-head ablation (least harmful first), among one kind, or from a snapshot (estimated once)."
@@ -216,7 +216,7 @@ def order(self: PruningRuns, key: RunKey) -> dict:
     if what.startswith("kind:"): return dict(candidates=kind_mask(HeadIndex.from_model(t.model), what[5:]))
     return dict(reestimate=False) if what.startswith("epoch:") else {}
 
-# %% ../nbs/94_michel_exp.ipynb #2ed2388d
+# %% ../nbs/94_michel_exp.ipynb #1ca4261c
 @patch
 def evaluate(self: PruningRuns, key: RunKey) -> RunRecord:
     "The per-example scores of the masked evaluation registered for `key`, on the examples every seed shares (drawn with the main seed)."
@@ -228,23 +228,23 @@ def evaluate(self: PruningRuns, key: RunKey) -> RunRecord:
     s = score_masked(model, self.scorer(j.task, j.seed, j.limit), mask_of(j.kept, len(j.kept)))
     return RunRecord(key, kept=[c == "1" for c in j.kept], metric=s.score(), scores=s)
 
-# %% ../nbs/94_michel_exp.ipynb #a995bb41
+# %% ../nbs/94_michel_exp.ipynb #3f434965
 def by_what(recs: dict) -> dict:
     "{(task, seed, what): curve record} of a grid's curve records (one that found no snapshot left out)."
     return {(k.task, k.seed, what_of(k)): r for k, r in recs.items() if "missing" not in r.extra}
 
-# %% ../nbs/94_michel_exp.ipynb #b4c20172
+# %% ../nbs/94_michel_exp.ipynb #c7a73470
 def steps(rec: RunRecord) -> list[dict]:
     "A curve record's steps, each with its mask (`kept`, 0/1)."
     return [dict(c, kept=m) for c, m in zip(rec.extra["curve"], rec.extra["masks"])]
 
-# %% ../nbs/94_michel_exp.ipynb #7ba2cf0c
+# %% ../nbs/94_michel_exp.ipynb #9b5fe0a3
 def seed_masks(curves: dict, task: str, s: int) -> list[dict]:
     "Seed `s`'s masks of `task`, as the claims read them: rows (what, removed, pruned, kept), `what` importance, kind:<kind> or epoch:<e>."
     return [dict(what=w, removed=c["removed"], pruned=c["pruned"], kept=c["kept"]) for (t, s_, w), r in curves.items()
             if (t, s_) == (task, s) and w != "one-head ablation" for c in steps(r)]
 
-# %% ../nbs/94_michel_exp.ipynb #9a59fc7a
+# %% ../nbs/94_michel_exp.ipynb #b9a10db9
 FIGURE_TABLES = {"figure3": ("order", ("importance", "one-head ablation")), "figure4": ("kind", KINDS)}
 
 def figure_rows(curves: dict, P: dict, name: str) -> tuple[list[dict], list[dict]]:
@@ -259,7 +259,7 @@ def figure_rows(curves: dict, P: dict, name: str) -> tuple[list[dict], list[dict
                 masks.append({"task": task, col: w, "removed": c["removed"], "kept": c["kept"]})
     return rows, masks
 
-# %% ../nbs/94_michel_exp.ipynb #5dd16d96
+# %% ../nbs/94_michel_exp.ipynb #115c7f75
 def figure5_rows(curves: dict, P: dict) -> list[dict]:
     "Figure 5: each snapshot's steps below 95% pruned, with the share of that snapshot's unpruned metric (`relative`)."
     rows = []
@@ -270,14 +270,14 @@ def figure5_rows(curves: dict, P: dict) -> list[dict]:
                       **{k: c[k] for k in ("removed", "heads_left", "pruned", "metric", "kept")}) for c in steps(rec) if c["pruned"] < 0.95]
     return rows
 
-# %% ../nbs/94_michel_exp.ipynb #446d847b
+# %% ../nbs/94_michel_exp.ipynb #dd12fd7f
 def in_file_order(path, rows: list[dict], tasks) -> list[dict]:
     "The rows of the CSV at `path` whose task is not in `tasks` (a run of other tasks keeps them) and `rows`, tasks in the file's order (new ones last)."
     old = read_csv(path) if Path(path).exists() else []
     order = list(dict.fromkeys([r["task"] for r in old] + [r["task"] for r in rows]))
     return sorted([r for r in old if r["task"] not in tasks] + rows, key=lambda r: order.index(r["task"]))
 
-# %% ../nbs/94_michel_exp.ipynb #fc860667
+# %% ../nbs/94_michel_exp.ipynb #fbb240f3
 def band_jobs(P: dict, figs: dict) -> dict:
     "{(figure, task, key, removed): {name: Masked}}: what each point of figures 3, 4, 5 (`figs`: name -> mask rows) is scored from, on the curve's examples."
     jobs, lim = {}, lambda t: P["eval_limit"].get(t)
@@ -289,7 +289,7 @@ def band_jobs(P: dict, figs: dict) -> dict:
         jobs["figure5", r["task"], e, r["removed"]] = {"x": x, "u": masked(r["task"], P["seed"], "", "1" * len(r["kept"]), x.limit, e)}
     return jobs
 
-# %% ../nbs/94_michel_exp.ipynb #826d51f6
+# %% ../nbs/94_michel_exp.ipynb #e876433f
 def band_rows(jobs: dict, samples: dict, name: str, seed: int = 0) -> list[dict]:
     "Figure `name`'s band rows: task, its key column, removed, metric_from_scores, lo, hi (figure 5: % of the snapshot's unpruned metric)."
     col = {"figure3": "order", "figure4": "kind", "figure5": "epoch"}[name]
@@ -301,7 +301,7 @@ def band_rows(jobs: dict, samples: dict, name: str, seed: int = 0) -> list[dict]
         out.append({"task": task, col: k, "removed": removed, "metric_from_scores": ev.point, "lo": ev.boot_lo, "hi": ev.boot_hi})
     return out
 
-# %% ../nbs/94_michel_exp.ipynb #fa250bbf
+# %% ../nbs/94_michel_exp.ipynb #60484137
 def band_gap(bands: dict, tables: dict) -> float:
     "The largest difference between a figure's point and the same mask's per-example scores (both must agree)."
     cols = {"figure3": ("order", "metric", 1), "figure4": ("kind", "metric", 1), "figure5": ("epoch", "relative", 100)}
@@ -309,7 +309,7 @@ def band_gap(bands: dict, tables: dict) -> float:
             for b in bands[name] for r in tables[name] if (b["task"], b[key], b["removed"]) == (r["task"], r[key], r["removed"])]
     return max(gaps, default=0.0)
 
-# %% ../nbs/94_michel_exp.ipynb #4702d35a
+# %% ../nbs/94_michel_exp.ipynb #738a540f
 @dataclass
 class ClaimPlan:
     "A claim to decide: its rule, per seed the masked evaluations its statistic reads ({name: Masked}), the statistic, extras of its row."
@@ -320,19 +320,19 @@ class ClaimPlan:
     stat: object
     extra: dict = field(default_factory=dict)
 
-# %% ../nbs/94_michel_exp.ipynb #4b32d0c7
+# %% ../nbs/94_michel_exp.ipynb #bc383995
 def not_checked(c: dict, task: str, why: str) -> dict:
     "The row of published claim `c` that this run cannot check, and why."
     return dict(claim=c["claim"], paper_value=c["value"], task=task, ours=why, verdict="not checked")
 
-# %% ../nbs/94_michel_exp.ipynb #60484137
+# %% ../nbs/94_michel_exp.ipynb #0b7dece7
 def plan_row(plan, samples: dict, budget: str, seed: int = 0) -> dict:
     "A claims.csv row: the plan decided on `samples` ({Masked: Sample}); a row (not checked) as it is."
     if isinstance(plan, dict): return plan
     ev = evidence([{n: samples[j] for n, j in r.items()} for r in plan.runs], plan.stat, seed=seed)
     return claim_row(plan.claim, plan.task, plan.rule, ev, budget=budget, **plan.extra)
 
-# %% ../nbs/94_michel_exp.ipynb #9460017b
+# %% ../nbs/94_michel_exp.ipynb #6e4b5675
 def harmless_plan(c: dict, task: str, P: dict, masks: dict):
     "'Without noticeable impact' up to the paper's share: the worst change (pruned - unpruned) over the importance steps up to it, above -NOTICEABLE."
     H, lim = len(masks[P["seed"]][0]["kept"]), P["score_limit"].get(task)
@@ -344,7 +344,7 @@ def harmless_plan(c: dict, task: str, P: dict, masks: dict):
     rule = Rule(f"worst change up to {100 * u[-1]['removed'] / H:.1f}% pruned (pruned - unpruned)", ">", -NOTICEABLE)
     return ClaimPlan(c["claim"], task, rule, runs, stat, dict(paper_value=c["value"]))
 
-# %% ../nbs/94_michel_exp.ipynb #738a540f
+# %% ../nbs/94_michel_exp.ipynb #126c85b7
 def cross_plan(c: dict, task: str, P: dict, masks: dict):
     "Cross attention most fragile beyond the paper's share: the smallest other kind's metric minus cross attention's, each at its first step beyond it, above 0."
     runs, lim = [], P["score_limit"].get(task)
@@ -358,7 +358,7 @@ def cross_plan(c: dict, task: str, P: dict, masks: dict):
     rule = Rule(f"smallest other kind's metric - cross attention's, each at its first step beyond {c['value']:g}% pruned", ">", 0.0)
     return ClaimPlan(c["claim"], task, rule, runs, stat, dict(paper_value=c["value"]))
 
-# %% ../nbs/94_michel_exp.ipynb #bc383995
+# %% ../nbs/94_michel_exp.ipynb #4bd231f2
 def late_plan(c: dict, task: str, P: dict, masks: dict, dyn: list[dict]):
     "Late epochs flat (figure 5): at 40% pruned, min(last snapshot's BLEU ratio - 0.85, last ratio - first ratio), above 0; each ratio over the same sentences."
     first, last = min(r["epoch"] for r in dyn), max(r["epoch"] for r in dyn)
@@ -377,7 +377,7 @@ def late_plan(c: dict, task: str, P: dict, masks: dict, dyn: list[dict]):
               f"{100 * main[last]['relative']:.0f}% at epoch {last}")
     return ClaimPlan(c["claim"], task, rule, runs, stat, dict(paper_value=c["value"], detail=detail))
 
-# %% ../nbs/94_michel_exp.ipynb #0b7dece7
+# %% ../nbs/94_michel_exp.ipynb #fa137822
 def claim_plans(published: list[dict], P: dict, curves: dict, dyn: list[dict]) -> list:
     "Every published claim this run can check, planned for each of its tasks (`ClaimPlan`, or a row saying why it is not checked)."
     masks = lambda task: {s: seed_masks(curves, task, s) for s in P["seeds"]}
@@ -391,18 +391,18 @@ def claim_plans(published: list[dict], P: dict, curves: dict, dyn: list[dict]) -
             plans += [late_plan(c, t, P, masks(t), [r for r in dyn if r["task"] == t]) for t in tasks if any(r["task"] == t for r in dyn)]
     return plans
 
-# %% ../nbs/94_michel_exp.ipynb #6e4b5675
+# %% ../nbs/94_michel_exp.ipynb #45e32171
 def plan_jobs(plans: list) -> list:
     "Every masked evaluation the plans read."
     return [j for p in plans if not isinstance(p, dict) for r in p.runs for j in r.values()]
 
-# %% ../nbs/94_michel_exp.ipynb #4a1fd7bf
+# %% ../nbs/94_michel_exp.ipynb #998a9ae4
 def draw(ax, x, y, b, **kw):
     "A curve and, when every point has its band (lo, hi), the band in the curve's colour."
     line, = ax.plot(x, y, marker=".", **kw)
     if b and all(b): ax.fill_between(x, [v[0] for v in b], [v[1] for v in b], color=line.get_color(), alpha=0.2, lw=0)
 
-# %% ../nbs/94_michel_exp.ipynb #7e12fb9c
+# %% ../nbs/94_michel_exp.ipynb #03988874
 def draw_lines(ax, rows: list[dict], bands: list[dict], col: str, y: str = "metric", scale: float = 1, label=str, **kw):
     "One curve per (task, `col`) of `rows` against % pruned, banded by `bands` (same task, `col`, removed)."
     lohi = {(b["task"], b[col], b["removed"]): (b["lo"], b["hi"]) for b in bands}
@@ -411,7 +411,7 @@ def draw_lines(ax, rows: list[dict], bands: list[dict], col: str, y: str = "metr
         draw(ax, [100 * r["pruned"] for r in cs], [scale * r[y] for r in cs], [lohi.get((task, k, r["removed"])) for r in cs],
              label=label(k, cs), **(kw.get(k) or {}))
 
-# %% ../nbs/94_michel_exp.ipynb #fa137822
+# %% ../nbs/94_michel_exp.ipynb #49fccd98
 def figure3(path, rows: list[dict], bands: list[dict], profile: str, mt_tasks) -> None:
     "Figure 3: each task's curves by $I_h$ and by one-head ablation, with their bands."
     import matplotlib.pyplot as plt
@@ -425,7 +425,7 @@ def figure3(path, rows: list[dict], bands: list[dict], profile: str, mt_tasks) -
     fig.suptitle(f"Michel et al. figure 3 analogue ({profile} profile; bands: 95% over evaluation examples)"); fig.tight_layout()
     fig.savefig(path, dpi=120); plt.close(fig)
 
-# %% ../nbs/94_michel_exp.ipynb #822a4414
+# %% ../nbs/94_michel_exp.ipynb #d70dd54b
 def figure4(path, rows: list[dict], bands: list[dict]) -> None:
     "Figure 4: the curve of each attention kind (its share of that kind's heads), with its band."
     import matplotlib.pyplot as plt
@@ -435,7 +435,7 @@ def figure4(path, rows: list[dict], bands: list[dict]) -> None:
     ax.set_title(f"figure 4 analogue: {', '.join(dict.fromkeys(r['task'] for r in rows))} (bands: 95%)", fontsize=9)
     fig.tight_layout(); fig.savefig(path, dpi=120); plt.close(fig)
 
-# %% ../nbs/94_michel_exp.ipynb #45e32171
+# %% ../nbs/94_michel_exp.ipynb #fafe59f7
 def figure5(path, rows: list[dict], bands: list[dict]) -> None:
     "Figure 5: each snapshot's curve as a share of its unpruned BLEU, with its band."
     import matplotlib.pyplot as plt
@@ -444,7 +444,7 @@ def figure5(path, rows: list[dict], bands: list[dict]) -> None:
     ax.set_xlabel("% heads pruned"); ax.set_ylabel("% of the unpruned BLEU"); ax.legend(fontsize=7)
     ax.set_title("figure 5 analogue (bands: 95%)"); fig.tight_layout(); fig.savefig(path, dpi=120); plt.close(fig)
 
-# %% ../nbs/94_michel_exp.ipynb #f0a7a5ab
+# %% ../nbs/94_michel_exp.ipynb #6d0e10cf
 def baseline_dirs(P: dict) -> dict:
     "{task: the main seed's baseline run folder} (`recipes.run_dir`; an imported one's as `recipes.trained` names it), known without loading it."
     from headprune_nb.recipes import run_dir, imported_origin, model_dir
@@ -452,12 +452,12 @@ def baseline_dirs(P: dict) -> dict:
     origin = {t: imported_origin(model_dir(P["profile"], t, P["seed"])) for t in P["tasks"]}
     return {t: str(d.with_name(f"{d.name}-imported-{origin[t]}") if origin[t] else d) for t, d in dirs.items()}
 
-# %% ../nbs/94_michel_exp.ipynb #998a9ae4
+# %% ../nbs/94_michel_exp.ipynb #7db71075
 def masking_budget(seeds) -> str:
     "The claims' budget: masking only, over the baselines of `seeds`."
     return f"no training (masking only); {len(seeds)} baseline seed{'s' if len(seeds) > 1 else ''}"
 
-# %% ../nbs/94_michel_exp.ipynb #49fccd98
+# %% ../nbs/94_michel_exp.ipynb #ec18cf9a
 def old_curves(folder, name: str) -> dict:
     "{(task, what): steps with masks} of an old figure table: figure3/figure4 with its `_masks.csv`, figure5 with masks in its rows."
     folder, col = Path(folder), {"figure3": "order", "figure4": "kind", "figure5": "epoch"}[name]
@@ -472,7 +472,7 @@ def old_curves(folder, name: str) -> dict:
         out.setdefault((r["task"], what), []).append(dict({k: r[k] for k in ("removed", "heads_left", "pruned", "metric")}, kept=kept))
     return out
 
-# %% ../nbs/94_michel_exp.ipynb #fafe59f7
+# %% ../nbs/94_michel_exp.ipynb #ad0bbe29
 def old_seed_masks(folder, task: str) -> dict:
     "{(seed, what): steps with masks} of the other seeds' `scores/<task>/masks-seed<s>.csv`, with the provenance beside each."
     out = {}
@@ -484,7 +484,7 @@ def old_seed_masks(folder, task: str) -> dict:
             out.setdefault((s, m["what"]), [prov]).append(dict(removed=m["removed"], pruned=m["pruned"], kept=str(m["kept"]).zfill(H)))
     return out
 
-# %% ../nbs/94_michel_exp.ipynb #28a3628b
+# %% ../nbs/94_michel_exp.ipynb #b551c0f4
 def _curve_record(key: RunKey, steps_: list[dict], prov: dict, source: str) -> RunRecord:
     "A curve record from old rows (masks padded to the unpruned mask's length; heads left counted)."
     H = len(steps_[0]["kept"])
@@ -493,7 +493,7 @@ def _curve_record(key: RunKey, steps_: list[dict], prov: dict, source: str) -> R
     return RunRecord(key, extra=dict(curve=curve, masks=[str(s["kept"]).zfill(H) for s in steps_]),
                      provenance=dict(prov, migrated_from=source))
 
-# %% ../nbs/94_michel_exp.ipynb #6d0e10cf
+# %% ../nbs/94_michel_exp.ipynb #33f84489
 def migrate_curves(folder, P: dict) -> int:
     "Write the main seed's and the other seeds' curve records from an old folder's tables (see above); returns how many."
     folder, recs = Path(folder), []
@@ -507,7 +507,7 @@ def migrate_curves(folder, P: dict) -> int:
     for r in recs: save_record(folder / "scores", r)
     return len(recs)
 
-# %% ../nbs/94_michel_exp.ipynb #7db71075
+# %% ../nbs/94_michel_exp.ipynb #04cb778d
 OLD_SCORE = re.compile(r"(?P<label>.+)-(?P<digest>[0-9a-f]{8})-seed(?P<seed>\d+)-n(?P<n>\w+)$")
 
 def migrate_scores(folder) -> int:
@@ -522,14 +522,14 @@ def migrate_scores(folder) -> int:
         p.unlink(); n += 1
     return n
 
-# %% ../nbs/94_michel_exp.ipynb #415a5da6
+# %% ../nbs/94_michel_exp.ipynb #9c3efdf2
 def migrate_pruning(folder, P: dict) -> int:
     "Records of an old michel2019_pruning folder (see above): curves, then scores; the old masks files are removed. Returns how many."
     n = migrate_curves(folder, P) + migrate_scores(folder)
     for p in (Path(folder) / "scores").glob("*/masks-seed*.*"): p.unlink()
     return n
 
-# %% ../nbs/94_michel_exp.ipynb #1c36b545
+# %% ../nbs/94_michel_exp.ipynb #f71a190b
 ABLATION_DEFAULTS = {
     "smoke": dict(cls_tasks=["synthetic_cls"], mt_tasks=["synthetic_mt"], beam=1, select_limit=300,
                   eval_limit={"synthetic_cls": 300, "synthetic_mt": 60}),
@@ -539,23 +539,23 @@ ABLATION_DEFAULTS = {
                   eval_limit={"mnli": None, "iwslt14": None}),
 }
 
-# %% ../nbs/94_michel_exp.ipynb #ad0bbe29
+# %% ../nbs/94_michel_exp.ipynb #8be1a609
 def ablation_params(profile: str, seed: int = 0, device=None, seeds=None, **given) -> dict:
     "michel2019_ablation's settings (`settings` with `ABLATION_DEFAULTS`)."
     return settings(ABLATION_DEFAULTS, ("eval_limit", "select_limit"), profile, seed, device, seeds, **given)
 
-# %% ../nbs/94_michel_exp.ipynb #33f84489
+# %% ../nbs/94_michel_exp.ipynb #518b60e0
 def ablation_examples(t, P: dict, on: str) -> tuple:
     "(split, limit) of the examples `on` names for baseline `t`: `test`, or `select` (the separate set a head is chosen on)."
     if on == "test": return ("test" if t.is_translation else "eval"), P["eval_limit"].get(t.task)
     return ("valid" if t.is_translation else "train"), P["select_limit"].get(t.task)
 
-# %% ../nbs/94_michel_exp.ipynb #04cb778d
+# %% ../nbs/94_michel_exp.ipynb #2a7ea36c
 def ablation_key(P: dict, task: str, method: str, s: int) -> RunKey:
     "The key of run `method` (scans, chosen, unmasked, mask-head<k>, one-head-site<i>-head<h>) of seed `s`'s baseline of `task`."
     return RunKey(task, method, seed=s, base=baseline_of(P["profile"], task, s))
 
-# %% ../nbs/94_michel_exp.ipynb #4671435e
+# %% ../nbs/94_michel_exp.ipynb #1a14b1b9
 def ablation_mask(index, method: str):
     "The heads a masked evaluation keeps: all (`unmasked`), all but flat head k (`mask-head<k>`), or all but site i's heads other than its head h (1-based)."
     import torch
@@ -566,7 +566,7 @@ def ablation_mask(index, method: str):
     elif method != "unmasked": raise ValueError(f"not a masked evaluation: {method!r}; use unmasked, mask-head<k> or one-head-site<i>-head<h>")
     return keep
 
-# %% ../nbs/94_michel_exp.ipynb #f71a190b
+# %% ../nbs/94_michel_exp.ipynb #999ad6ae
 class AblationRuns(Baselines):
     "`run(key)` of michel2019_ablation's grid: the main seed's scans, another seed's choice of a head per layer, or a masked evaluation."
     def __call__(self, key: RunKey) -> RunRecord:
@@ -578,7 +578,7 @@ class AblationRuns(Baselines):
         return dict(profile=self.P["profile"], seed=key.seed, params=dict(task=key.task, baseline=str(t.run_dir), baseline_weights=t.weights,
                                                                           baseline_of=key.base, beam=self.P["beam"], **params))
 
-# %% ../nbs/94_michel_exp.ipynb #8be1a609
+# %% ../nbs/94_michel_exp.ipynb #c1a4bfd8
 @patch
 def scans(self: AblationRuns, key: RunKey) -> RunRecord:
     "The main seed's scans: Table 1 (each head masked: its delta) and Tables 2/3/5/6 (each layer's best head on the test set, and the head chosen on the separate set)."
@@ -601,7 +601,7 @@ def scans(self: AblationRuns, key: RunKey) -> RunRecord:
     return RunRecord(key, metric=base, extra=dict(sites=sites, table1=table1, best=best),
                      provenance=self.provenance(key, eval_limit=test[1], select_limit=sel[1]))
 
-# %% ../nbs/94_michel_exp.ipynb #1683639b
+# %% ../nbs/94_michel_exp.ipynb #97d0cc26
 @patch
 def chosen(self: AblationRuns, key: RunKey) -> RunRecord:
     "Another seed's head per layer, chosen on the separate set from its own scan (Tables 5/6's choice): rows (kind, layer, head), 1-based."
@@ -614,7 +614,7 @@ def chosen(self: AblationRuns, key: RunKey) -> RunRecord:
     return RunRecord(key, extra=dict(chosen=[dict(kind=b["kind"], layer=b["layer"] + 1, head=b["head"] + 1) for b in best]),
                      provenance=self.provenance(key, select_limit=sel[1]))
 
-# %% ../nbs/94_michel_exp.ipynb #518b60e0
+# %% ../nbs/94_michel_exp.ipynb #f82bd2cb
 @patch
 def masked(self: AblationRuns, key: RunKey) -> RunRecord:
     "A masked evaluation (`ablation_mask`), per example, on the test examples every seed shares."
@@ -625,20 +625,20 @@ def masked(self: AblationRuns, key: RunKey) -> RunRecord:
     s = score_masked(t.model, self.scorer(key.task, key.seed, self.P["eval_limit"].get(key.task)), keep)
     return RunRecord(key, kept=keep.tolist(), metric=s.score(), scores=s)
 
-# %% ../nbs/94_michel_exp.ipynb #1a14b1b9
+# %% ../nbs/94_michel_exp.ipynb #0e67cef2
 def ablation_grid(P: dict) -> list[RunKey]:
     "The first runs of the ablation: each task's main-seed scans and each other seed's choice of a head per layer."
     return [ablation_key(P, t, "scans" if s == P["seed"] else "chosen", s) for t in P["tasks"]
             for s in dict.fromkeys([P["seed"], *P["seeds"]])]
 
-# %% ../nbs/94_michel_exp.ipynb #999ad6ae
+# %% ../nbs/94_michel_exp.ipynb #43c0c23a
 def ablation_tables(recs: dict, P: dict) -> dict:
     "Table 1 and Tables 2/3/5/6 of this run's tasks, from the main seed's scans (a `task` column first)."
     scans = {k.task: r for k, r in recs.items() if k.method == "scans" and k.seed == P["seed"]}
     return {name: [dict(task=t, **row) for t in P["tasks"] if t in scans for row in scans[t].extra[part]]
             for name, part in (("table1", "table1"), ("tables_2_3_5_6", "best"))}
 
-# %% ../nbs/94_michel_exp.ipynb #97d0cc26
+# %% ../nbs/94_michel_exp.ipynb #f98f71dd
 def chosen_heads(recs: dict, P: dict, task: str) -> dict:
     "{seed: {(kind, layer): head}} (1-based) chosen on the separate set: the main seed's from its scans' Tables 5/6, another's from its choice."
     out = {}
@@ -648,7 +648,7 @@ def chosen_heads(recs: dict, P: dict, task: str) -> dict:
         if k.method == "chosen": out[k.seed] = {(b["kind"], b["layer"]): b["head"] for b in r.extra["chosen"]}
     return {s: out[s] for s in P["seeds"] if s in out}
 
-# %% ../nbs/94_michel_exp.ipynb #f82bd2cb
+# %% ../nbs/94_michel_exp.ipynb #a61680a0
 def claim_runs(recs: dict, P: dict, task: str) -> list[dict]:
     "Per seed, the masked evaluations the claims read ({name: RunKey}): base (unmasked), h<k> (head k masked), s<i> (site i reduced to its chosen head)."
     scans = next(r for k, r in recs.items() if (k.task, k.method) == (task, "scans"))
@@ -658,7 +658,7 @@ def claim_runs(recs: dict, P: dict, task: str) -> list[dict]:
              **{f"s{site[kl]}": ablation_key(P, task, f"one-head-site{site[kl]}-head{h}", s) for kl, h in ch.items()}}
             for s, ch in chosen_heads(recs, P, task).items()]
 
-# %% ../nbs/94_michel_exp.ipynb #8f08d7c1
+# %% ../nbs/94_michel_exp.ipynb #d31d7540
 def ablation_claims(task: str, runs: list[dict], budget: str, seed: int = 0) -> list[dict]:
     "The two claims of `task` from each seed's samples ({name: Sample}, as `claim_runs` names them): most heads redundant (Table 1), one head enough for most layers (Tables 5/6)."
     from headprune_nb.verdicts import nth_best, ordinal
@@ -674,7 +674,7 @@ def ablation_claims(task: str, runs: list[dict], budget: str, seed: int = 0) -> 
                              Rule(f"{ordinal(need)} best of {len(sites)} layers' changes when reduced to one head (reduced - unmasked)",
                                   ">", -NOTICEABLE), ev, budget=budget)]
 
-# %% ../nbs/94_michel_exp.ipynb #0e67cef2
+# %% ../nbs/94_michel_exp.ipynb #12dc8270
 SIG_LEVEL = 0.99                 # the paper underlines changes significant at p < 0.01
 
 def significance_rows(table1: list[dict], main: dict, task: str, seed: int = 0) -> list[dict]:
@@ -686,17 +686,17 @@ def significance_rows(table1: list[dict], main: dict, task: str, seed: int = 0) 
                         level=SIG_LEVEL, significant=ev.boot_lo > 0 or ev.boot_hi < 0))
     return out
 
-# %% ../nbs/94_michel_exp.ipynb #43c0c23a
+# %% ../nbs/94_michel_exp.ipynb #02538109
 def is_sig(r: dict) -> bool:
     "Whether a significance row's change is significant (a bool, or its text read back from the CSV)."
     return str(r["significant"]) == "True"
 
-# %% ../nbs/94_michel_exp.ipynb #f98f71dd
+# %% ../nbs/94_michel_exp.ipynb #ef37067a
 def share_within(values, tol: float = 1.0) -> float:
     "The share of `values` above -`tol` (within a point)."
     return sum(1 for v in values if v >= -tol) / len(values)
 
-# %% ../nbs/94_michel_exp.ipynb #493b5604
+# %% ../nbs/94_michel_exp.ipynb #231fefc0
 def published_summary(pub: dict) -> list[dict]:
     "The published Tables 1, 2, 3, 5, 6 (`pub`: number -> rows): how many heads or layers stay within a point, the worst change and its kind."
     rows = [dict(table="1", setting="paper, WMT enc self-attention", heads_or_layers=len(pub[1]),
@@ -707,7 +707,7 @@ def published_summary(pub: dict) -> list[dict]:
                          worst=min(r[col] for r in pub[n]), worst_kind=min(pub[n], key=lambda r: r[col]).get("kind", "")))
     return rows
 
-# %% ../nbs/94_michel_exp.ipynb #d31d7540
+# %% ../nbs/94_michel_exp.ipynb #46f47c24
 def our_summary(table1: list[dict], best: list[dict]) -> list[dict]:
     "Ours beside the published summary, per task of `table1`: Table 1's heads, Tables 2/3's and 5/6's layers."
     rows = []
@@ -722,7 +722,7 @@ def our_summary(table1: list[dict], best: list[dict]) -> list[dict]:
                              worst=w[col], worst_kind=w["kind"]))
     return rows
 
-# %% ../nbs/94_michel_exp.ipynb #12dc8270
+# %% ../nbs/94_michel_exp.ipynb #24e95b68
 def heat_map(path, sig: list[dict], task: str) -> None:
     "Table 1 as a heat map of `task`'s significance rows (its encoder self-attention, else its first kind), significant heads dotted."
     import matplotlib.pyplot as plt
@@ -741,11 +741,11 @@ def heat_map(path, sig: list[dict], task: str) -> None:
     ax.legend(fontsize=6, loc="lower right")
     fig.suptitle("Table 1 analogue: score change when one head is masked"); fig.tight_layout(); fig.savefig(path, dpi=120); plt.close(fig)
 
-# %% ../nbs/94_michel_exp.ipynb #93fc15a0
+# %% ../nbs/94_michel_exp.ipynb #1091bf99
 def _task_prov(folder, task: str) -> dict:
     return json.loads(p.read_text()) if (p := Path(folder) / f"{task}_provenance.json").exists() else {}
 
-# %% ../nbs/94_michel_exp.ipynb #ef37067a
+# %% ../nbs/94_michel_exp.ipynb #120bd139
 def migrate_ablation_tables(folder, P: dict) -> int:
     "Scans records of an old michel2019_ablation folder's tables and chosen records of its `chosen-seed<s>.csv`; returns how many."
     folder, n = Path(folder), 0
@@ -764,7 +764,7 @@ def migrate_ablation_tables(folder, P: dict) -> int:
                         provenance=dict(prov, migrated_from=f"scores/{task}/{p.name}"))); p.unlink(); n += 1
     return n
 
-# %% ../nbs/94_michel_exp.ipynb #74533def
+# %% ../nbs/94_michel_exp.ipynb #9491aab8
 OLD_ABLATION_SCORE = re.compile(r"(unmasked|mask-head\d+|one-head-site\d+-head\d+)-seed(\d+)")
 
 def migrate_ablation(folder, P: dict) -> int:
@@ -777,7 +777,7 @@ def migrate_ablation(folder, P: dict) -> int:
                     provenance=dict(sample_made(p) or {}, migrated_from=f"scores/{p.parent.name}/{p.name}"))); n += 1
     return n
 
-# %% ../nbs/94_michel_exp.ipynb #b1896e26
+# %% ../nbs/94_michel_exp.ipynb #6f3645bb
 SPEED_DEFAULTS = {
     "smoke": dict(model_name="tiny-bert", device="cpu", batch_sizes=[1, 4], seq_len=16, repeats=2,
                   levels=[6, 4, 2, 1], n_masks=2, fig4_repeats=2),
@@ -787,7 +787,7 @@ SPEED_DEFAULTS = {
                   levels=[132, 120, 108, 96, 84, 72, 60, 48, 36, 24, 12, 4], n_masks=10, fig4_repeats=10),
 }
 
-# %% ../nbs/94_michel_exp.ipynb #7031a137
+# %% ../nbs/94_michel_exp.ipynb #aa82a0c0
 def speed_params(profile: str, **given) -> dict:
     "michel2019_speed's settings: `given` (None: the profile's default); a dry run keeps the real shapes with one repeat, one mask per level and no warm-up."
     from headprune_nb.store import dry_run, dry_cap
@@ -801,31 +801,31 @@ def speed_params(profile: str, **given) -> dict:
                  n_masks=dry_cap(P["n_masks"], "masks"), device=P["device"] if torch.cuda.is_available() else "cpu")
     return P
 
-# %% ../nbs/94_michel_exp.ipynb #1091bf99
+# %% ../nbs/94_michel_exp.ipynb #dd1059e2
 SPEED_SETUP = {"table4": ("device", "batch_sizes", "seq_len", "repeats", "warmup", "time_attention", "keep_fraction"),
                "operators": ("device", "batch_sizes", "seq_len", "keep_fraction"),
                "figure4": ("device", "seq_len", "fig4_batch_size", "fig4_repeats", "warmup")}
 
-# %% ../nbs/94_michel_exp.ipynb #120bd139
+# %% ../nbs/94_michel_exp.ipynb #386b6b0b
 def speed_key(P: dict, what: str, K: int | None = None, mask: int | None = None) -> RunKey:
     "The key of timing run `what` (table4, operators, figure4 with `K` heads left and random `mask`), its variant a digest of what decides the timing."
     from headprune_nb.recipes import spec_digest
     variant = spec_digest({k: P[k] for k in SPEED_SETUP[what]})
     return RunKey(P["model_name"], what if mask is None else f"{what}-mask{mask}", K=K, seed=P["seed"], variant=variant)
 
-# %% ../nbs/94_michel_exp.ipynb #9491aab8
+# %% ../nbs/94_michel_exp.ipynb #8316da57
 def figure4_keys(P: dict, H: int) -> list[RunKey]:
     "Figure 4's runs: `n_masks` random masks at each level of heads left below `H`."
     return [speed_key(P, "figure4", L, m) for L in P["levels"] if 1 <= L < H for m in range(P["n_masks"])]
 
-# %% ../nbs/94_michel_exp.ipynb #4ac55b7a
+# %% ../nbs/94_michel_exp.ipynb #649fc7f2
 def plain(x):
     "`x` with numpy scalars made Python numbers and bools (a record's JSON keeps them as numbers, not as text)."
     if isinstance(x, dict): return {k: plain(v) for k, v in x.items()}
     if isinstance(x, (list, tuple)): return [plain(v) for v in x]
     return x.item() if isinstance(x, np.generic) else x
 
-# %% ../nbs/94_michel_exp.ipynb #8ec5e5f0
+# %% ../nbs/94_michel_exp.ipynb #04b8b5b1
 class SpeedRuns:
     "`run(key)` of michel2019_speed's grid: the architecture, randomly initialised, built on first use; each run times it now."
     def __init__(self, P: dict): self.P, self._model = P, None
@@ -840,13 +840,13 @@ class SpeedRuns:
         if self._model is None: torch.manual_seed(self.P["seed"]); self._model = build_architecture(self.P["model_name"], self.P["seed"]).to(self.P["device"])
         return self._model
 
-# %% ../nbs/94_michel_exp.ipynb #aa82a0c0
+# %% ../nbs/94_michel_exp.ipynb #6b8fa928
 def n_heads(model) -> int:
     "The number of attention heads of `model`."
     from headprune_nb.heads import HeadIndex
     return HeadIndex.from_model(model).H
 
-# %% ../nbs/94_michel_exp.ipynb #a592fe1a
+# %% ../nbs/94_michel_exp.ipynb #1eceac29
 @patch
 def table4(self: SpeedRuns, key: RunKey) -> RunRecord:
     "Table 4: the original against `keep_fraction` of its heads kept (a random mask), timed in alternated pairs at each batch size (`bench.compare_pruned`)."
@@ -858,7 +858,7 @@ def table4(self: SpeedRuns, key: RunKey) -> RunRecord:
                         repeats=P["repeats"], max_repeats=4 * P["repeats"], attention=P["time_attention"], seed=P["seed"])
     return RunRecord(key, kept=keep.tolist(), timings=plain(dict(t4, rows=list(t4["rows"]))), extra=dict(H=H, K=K))
 
-# %% ../nbs/94_michel_exp.ipynb #dd1059e2
+# %% ../nbs/94_michel_exp.ipynb #cb531f91
 def op_times(models, batch, device: str, passes: int = 3) -> list[dict]:
     "Median over `passes` forward passes (models profiled in turn) of each operator's self time (ms), per model."
     import torch
@@ -875,7 +875,7 @@ def op_times(models, batch, device: str, passes: int = 3) -> list[dict]:
     med = lambda xs: sorted(xs)[len(xs) // 2]
     return [{k: med([p.get(k, 0.0) for p in r]) for k in set().union(*r)} for r in runs]
 
-# %% ../nbs/94_michel_exp.ipynb #386b6b0b
+# %% ../nbs/94_michel_exp.ipynb #15ba795c
 @patch
 def operators(self: SpeedRuns, key: RunKey) -> RunRecord:
     "Where the time goes: the 12 operators with the most self-time in the original at the largest batch, before and after pruning, and all operators."
@@ -893,7 +893,7 @@ def operators(self: SpeedRuns, key: RunKey) -> RunRecord:
                      saved_ms=sum(t_orig.values()) - sum(t_half.values())))
     return RunRecord(key, timings=plain(dict(rows=rows, batch_size=b)))
 
-# %% ../nbs/94_michel_exp.ipynb #8316da57
+# %% ../nbs/94_michel_exp.ipynb #ff47cdb0
 @patch
 def figure4(self: SpeedRuns, key: RunKey) -> RunRecord:
     "One Figure 4 mask: `key.K` heads left at random, timed in turn with the original (call by call), with its FLOP-ideal speed-up and shrinkage."
@@ -914,7 +914,7 @@ def figure4(self: SpeedRuns, key: RunKey) -> RunRecord:
                other_cores=t["other_cores"], competing=t["competing"])
     return RunRecord(key, kept=keep.tolist(), timings=plain(row))
 
-# %% ../nbs/94_michel_exp.ipynb #04b8b5b1
+# %% ../nbs/94_michel_exp.ipynb #eb65403f
 def table4_rows(rec: RunRecord, P: dict) -> list[dict]:
     "Table 4's rows from its record: each batch size's timings, the heads and heads kept, the shapes, and the attention blocks' share of the FLOPs."
     H, K = rec.extra["H"], rec.extra["K"]
@@ -922,7 +922,7 @@ def table4_rows(rec: RunRecord, P: dict) -> list[dict]:
     for r in rows: r["attention_flop_share"] = (1 - 1 / r["ideal_speedup"]) / (1 - K / H)
     return rows
 
-# %% ../nbs/94_michel_exp.ipynb #c90f77c6
+# %% ../nbs/94_michel_exp.ipynb #1f8ec071
 def flop_share_line(r: dict) -> str:
     "One batch size's speed-up beside its FLOP ideal, and the attention blocks' share of the FLOPs and of the time."
     line = (f"batch {r['batch_size']:3d}: speed-up {r['speedup']:.3f}x (ideal {r['ideal_speedup']:.3f}x: "
@@ -933,7 +933,7 @@ def flop_share_line(r: dict) -> str:
                  f"{r['attention_time_pct']:.1f}% of their original time after pruning")
     return line
 
-# %% ../nbs/94_michel_exp.ipynb #1eceac29
+# %% ../nbs/94_michel_exp.ipynb #6c6d566e
 def published_side(rows4: list[dict], published: dict) -> list[dict]:
     "Ours beside the published Table 4 (`published`: batch size -> row)."
     side = []
@@ -949,7 +949,7 @@ def published_side(rows4: list[dict], published: dict) -> list[dict]:
                      "published speed-up %": p.get("speedup_pct")})
     return side
 
-# %% ../nbs/94_michel_exp.ipynb #cb531f91
+# %% ../nbs/94_michel_exp.ipynb #afceaa17
 def figure4_summary(rows: list[dict]) -> list[dict]:
     "Figure 4 per level of heads left (most heads first): the mean and spread of the masks' speed-ups, the FLOP ideal and the shrinkage."
     import statistics
@@ -964,7 +964,7 @@ def figure4_summary(rows: list[dict]) -> list[dict]:
                         size_shrinkage_pct=statistics.mean(r["size_shrinkage_pct"] for r in rs)))
     return out
 
-# %% ../nbs/94_michel_exp.ipynb #ff47cdb0
+# %% ../nbs/94_michel_exp.ipynb #b2db0608
 LI = "dsp2021"             # Li et al. 2021's figure 4 claims: counted under that paper in the report
 
 def timed(claim: str, what: str, point, lo, hi, threshold, above: bool = True, **extra) -> dict:
@@ -973,19 +973,19 @@ def timed(claim: str, what: str, point, lo, hi, threshold, above: bool = True, *
     row = claim_row(claim, "", Rule(what, ">" if above else "<", threshold), Evidence(point, lo, hi, 0, None, lo, hi, 0.95), min_seeds=0, **extra)
     return dict(row, why=f"{row['why']} (a timing of random weights: no training seeds)")
 
-# %% ../nbs/94_michel_exp.ipynb #a458b34c
+# %% ../nbs/94_michel_exp.ipynb #8bfb5c18
 def point_check(claim: str, what: str, ok, ours: str, **extra) -> dict:
     "A claim checked on one number with no interval (a two-way verdict: shown as old style in the report), or not run (ok None)."
     return dict(claim=claim, task="", ours=ours, verdict="not run" if ok is None else "supported" if ok else "not supported",
                 rule=f"point check, no interval: {what}", **extra)
 
-# %% ../nbs/94_michel_exp.ipynb #3eab357d
+# %% ../nbs/94_michel_exp.ipynb #fab27d0d
 def exact(claim: str, what: str, value: float, ok: bool, **extra) -> dict:
     "A claim on a deterministic number (the size on disk of a pruned model): no noise, so its interval is the point."
     return dict(claim=claim, task="", ours=f"{what} = {value:.2f}", point=round(value, 3), lo=round(value, 3), hi=round(value, 3),
                 level=1.0, verdict="supported" if ok else "contradicted", rule=f"exact (no noise): {what}", why="deterministic: no noise", **extra)
 
-# %% ../nbs/94_michel_exp.ipynb #dd2a68e5
+# %% ../nbs/94_michel_exp.ipynb #e254a20e
 def smallest_rise(rows: list[dict], n_boot: int | None = None, level: float | None = None, seed: int = 0) -> tuple:
     "(point, low, high): the smallest rise of the mean speed-up from one level of heads left to the next sparser one, with a percentile bootstrap over each level's masks."
     from headprune_nb.verdicts import N_BOOT, LEVEL
@@ -997,7 +997,7 @@ def smallest_rise(rows: list[dict], n_boot: int | None = None, level: float | No
     boot = [rise([x[rng.integers(0, len(x), len(x))].mean() for x in sp]) for _ in range(n_boot)]
     return rise([x.mean() for x in sp]), float(np.quantile(boot, (1 - level) / 2)), float(np.quantile(boot, (1 + level) / 2))
 
-# %% ../nbs/94_michel_exp.ipynb #db9e3c17
+# %% ../nbs/94_michel_exp.ipynb #3675e8b6
 PAIRED = ("speedup_pct_paired", "speedup_pct_low", "speedup_pct_high")        # the paired estimate and its interval (nbs/03_bench)
 
 def table4_claims(rows4: list[dict], time_attention: bool) -> list[dict]:
@@ -1019,7 +1019,7 @@ def table4_claims(rows4: list[dict], time_attention: bool) -> list[dict]:
               "attention blocks' time after pruning (% of before)", *(big[f"attention_time_pct_{k}"] for k in ("paired", "low", "high")), 60, above=False)
         if time_attention else point_check("removing half the heads halves the attention blocks' time", "time_attention=False", None, "")]
 
-# %% ../nbs/94_michel_exp.ipynb #6c6d566e
+# %% ../nbs/94_michel_exp.ipynb #6ac04ba7
 def figure4_claims(rows_f4: list[dict], summary: list[dict], seed: int = 0) -> list[dict]:
     "Li et al.'s Figure 4 claims: the speed-up rises at every step (masks as the noise), and the size shrinkage at 12 heads left."
     rows = [timed("speed-up increases as heads are removed (Li et al. figure 4: the more we prune, the faster)",
@@ -1032,7 +1032,7 @@ def figure4_claims(rows_f4: list[dict], summary: list[dict], seed: int = 0) -> l
                 point_check("size shrinkage at 12 heads left is about 24% (Li et al.)", "12 heads left", None, "", of_paper=LI))
     return rows
 
-# %% ../nbs/94_michel_exp.ipynb #8c245b32
+# %% ../nbs/94_michel_exp.ipynb #946a86ff
 def speed_figure(path, summary: list[dict], claims: list[dict], P: dict, H: int, profile: str) -> None:
     "Figure 4: the measured speed-up (mean and spread over the masks) beside the FLOP ideal, and the size shrinkage, against heads left; Li et al.'s numbers as stars."
     import matplotlib.pyplot as plt
@@ -1050,7 +1050,7 @@ def speed_figure(path, summary: list[dict], claims: list[dict], P: dict, H: int,
     fig.suptitle(f"{P['model_name']} ({profile} profile), sequence length {P['seq_len']}")
     fig.tight_layout(); fig.savefig(path, dpi=120); plt.close(fig)
 
-# %% ../nbs/94_michel_exp.ipynb #8bfb5c18
+# %% ../nbs/94_michel_exp.ipynb #4e52f944
 def speed_provenance(t4: RunRecord, rows_f4: list[dict], claims: list[dict]) -> dict:
     "What michel2019_speed's provenance adds: the FLOPs per example, the machine's load during every timing, and the verdicts."
     loads = t4.timings["load"] + [dict(other_cores=r["other_cores"], competing=r["competing"]) for r in rows_f4]
@@ -1059,16 +1059,16 @@ def speed_provenance(t4: RunRecord, rows_f4: list[dict], claims: list[dict]) -> 
                           competing=any(l["competing"] for l in loads)),
                 verdicts={r["claim"]: r["verdict"] for r in claims})
 
-# %% ../nbs/94_michel_exp.ipynb #713d18be
+# %% ../nbs/94_michel_exp.ipynb #428f701a
 ADDED_TO_TABLE4 = ("heads", "heads_kept", "seq_len", "device", "attention_flop_share")    # columns `table4_rows` adds to the timings
 
-# %% ../nbs/94_michel_exp.ipynb #3675e8b6
+# %% ../nbs/94_michel_exp.ipynb #39535adf
 def _typed(row: dict) -> dict:
     "A timing row read back from CSV as it was measured: an empty cell None (a load not known), `competing` a bool."
     row = {k: None if v == "" else v for k, v in row.items()}
     return dict(row, competing={"True": True, "False": False}.get(row["competing"], row["competing"])) if "competing" in row else row
 
-# %% ../nbs/94_michel_exp.ipynb #8623e749
+# %% ../nbs/94_michel_exp.ipynb #e91fae14
 def migrate_speed(folder, P: dict) -> int:
     "Records of an old michel2019_speed folder (see above); returns how many."
     folder = Path(folder)
