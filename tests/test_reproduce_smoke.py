@@ -114,16 +114,20 @@ def test_michel2019_pruning_smoke_curves(smoke_run):
     assert len(three_way) == len(claims), claims
     assert all(c["verdict"] in ("supported", "contradicted", "inconclusive") and c["lo"] <= c["point"] <= c["hi"]
                and "supported if" in c["rule"] and c["seeds"] == 2 and "2 baseline seeds" in c["budget"] for c in three_way)
-    seed1 = read_csv(out / "scores" / "synthetic_mt" / "masks-seed1.csv")      # seed 1's baseline, pruned the same ways
-    side = json.loads((out / "scores" / "synthetic_mt" / "masks-seed1.json").read_text())   # with its provenance beside it
+    from headprune_nb.runs import run_grid
+    from headprune_nb.michel_exp import pruning_params, curve_keys, by_what, seed_masks
+    P = pruning_params("smoke", share=0.1, oracle=True, dynamics=True, variant="code", per_token=False)
+    curves = by_what(run_grid([k for k in curve_keys(P) if k.task == "synthetic_mt"], None, out / "scores"))   # each curve a record
+    seed1 = seed_masks(curves, "synthetic_mt", 1)                              # seed 1's baseline, pruned the same ways
+    side = json.loads((out / "scores" / "synthetic_mt" / "masks-importance-seed1.json").read_text())["provenance"]   # with its provenance
     assert side["seed"] == 1 and side["profile"] == "smoke" and side["command"] and side["machine"] and side["params"]["baseline_weights"]
     assert {m["what"] for m in seed1} == {"importance", "kind:enc_self", "kind:cross", "kind:dec_self", "epoch:2", "epoch:14"}
     assert all(str(m["kept"]).count("1") == 24 - m["removed"] for m in seed1 if m["what"] in ("importance", "epoch:14"))
     main = [m["kept"] for m in read_csv(out / "figure3_masks.csv") if m["task"] == "synthetic_mt" and m["order"] == "importance"]
     assert [m["kept"] for m in seed1 if m["what"] == "importance"] != main         # another model: other heads go
     scores = out / "scores" / "synthetic_mt"                                   # per-example scores kept for resuming,
-    assert len(list(scores.glob("epoch14-removed9-*-seed0-n60.npz"))) == 1       # named by heads removed, a digest of the mask, the examples
-    assert len(list(scores.glob("unpruned-*-seed0-n60.npz"))) == 1               # (one file: the curve's band and the claims
+    assert len(list(scores.glob("epoch14-removed9-*-n60-seed0.npz"))) == 1       # named by heads removed, a digest of the mask, the examples
+    assert len(list(scores.glob("unpruned-*-n60-seed0.npz"))) == 1               # (one file: the curve's band and the claims
                                                                                  # score the same 60 sentences in smoke)
     band = {(r["task"], r["order"], r["removed"]): r for r in read_csv(out / "figure3_band.csv")}
     assert len(band) == len(f3)                                                  # every point of figure 3 has its band,
@@ -154,9 +158,9 @@ def test_michel2019_ablation_smoke_tables(tmp_path, monkeypatch, smoke_cache, sm
     assert [(r["task"], r["kind"], r["layer"], r["head"]) for r in sig] == [(r["task"], r["kind"], r["layer"], r["head"]) for r in t1]
     assert all(abs(a["delta"] - b["delta"]) < 1e-6 and a["lo"] <= a["delta"] <= a["hi"] and a["level"] == 0.99
                and str(a["significant"]) == str(a["lo"] > 0 or a["hi"] < 0) for a, b in zip(sig, t1))
-    chosen = read_csv(out / "scores" / "synthetic_mt" / "chosen-seed1.csv")     # seed 1's heads, chosen on its own scores
+    rec = json.loads((out / "scores" / "synthetic_mt" / "chosen-seed1.json").read_text())   # seed 1's heads, chosen on its own scores
+    chosen, side = rec["extra"]["chosen"], rec["provenance"]                                 # (a run record, its provenance inside)
     assert len(chosen) == 6 and all(1 <= r["head"] <= 4 for r in chosen)
-    side = json.loads((out / "scores" / "synthetic_mt" / "chosen-seed1.json").read_text())
     assert side["seed"] == 1 and side["command"] and side["machine"] and side["params"]["baseline_weights"]
     assert len(list((out / "scores" / "synthetic_mt").glob("mask-head*-seed1.npz"))) == 24
     from headprune_nb.reproduce import head_scan_path                 # the scans are kept: an interrupted run resumes after them
