@@ -328,7 +328,7 @@ def compare_pruned(model: nn.Module, keep, batch_sizes=(1, 4, 16, 64), seq_len: 
                 row.update(attention_time_pct_paired=100 / (1 + a_est / 100), attention_time_pct_low=100 / (1 + a_hi / 100),
                            attention_time_pct_high=100 / (1 + a_lo / 100) if a_lo > -100 else math.inf)
             rows.append(dict(row, speedup_pct_paired=est, speedup_pct_low=lo, speedup_pct_high=hi, repeats=n,
-                             interval="narrow" if (hi - lo) / 2 <= halfwidth_pct else "wide", stopped=stopped or "",
+                             interval="narrow" if (hi - lo) / 2 <= halfwidth_pct else "wide", stopped=stopped,
                              **{k: mon.record[k] for k in LOAD_FIELDS}))
             if stopped: print(f"stopped timing at batch {bs} after {n} of up to {max_repeats} pairs: {stopped}; more pairs would "
                               "not narrow the interval; on idle cores it narrows in fewer pairs (`headprune list` gives an idle "

@@ -10,24 +10,24 @@ from pathlib import Path
 import numpy as np
 from fastcore.basics import patch
 from .store import read_csv
-from .runs import RunKey, RunRecord, Sample, save_record, load_record, load_sample, sample_of, sample_made
+from .runs import RunKey, RunRecord, Sample, save_record, load_record, load_sample, sample_of, sample_made, baseline_of
 from .verdicts import NOTICEABLE, Rule, evidence, claim_row
 
 # %% auto #0
 __all__ = ['PRUNING_DEFAULTS', 'KINDS', 'FIGURE_TABLES', 'OLD_SCORE', 'ABLATION_DEFAULTS', 'SIG_LEVEL', 'OLD_ABLATION_SCORE',
            'SPEED_DEFAULTS', 'SPEED_SETUP', 'LI', 'PAIRED', 'ADDED_TO_TABLE4', 'settings', 'pruning_params',
-           'baseline_of', 'variant_tag', 'curve_whats', 'curve_key', 'curve_keys', 'what_of', 'mask_digest', 'Masked',
-           'masked', 'Baselines', 'PruningRuns', 'examples', 'by_what', 'steps', 'seed_masks', 'figure_rows',
-           'figure5_rows', 'in_file_order', 'band_jobs', 'band_rows', 'band_gap', 'ClaimPlan', 'not_checked',
-           'plan_row', 'harmless_plan', 'cross_plan', 'late_plan', 'claim_plans', 'plan_jobs', 'draw', 'draw_lines',
-           'figure3', 'figure4', 'figure5', 'baseline_dirs', 'masking_budget', 'old_curves', 'old_seed_masks',
-           'migrate_curves', 'migrate_scores', 'migrate_pruning', 'ablation_params', 'ablation_examples',
-           'ablation_key', 'ablation_mask', 'AblationRuns', 'ablation_grid', 'ablation_tables', 'chosen_heads',
-           'claim_runs', 'ablation_claims', 'significance_rows', 'is_sig', 'share_within', 'published_summary',
-           'our_summary', 'heat_map', 'migrate_ablation_tables', 'migrate_ablation', 'speed_params', 'speed_key',
-           'figure4_keys', 'plain', 'SpeedRuns', 'n_heads', 'op_times', 'table4_rows', 'flop_share_line',
-           'published_side', 'figure4_summary', 'timed', 'point_check', 'exact', 'smallest_rise', 'table4_claims',
-           'figure4_claims', 'speed_figure', 'speed_provenance', 'migrate_speed']
+           'variant_tag', 'curve_whats', 'curve_key', 'curve_keys', 'what_of', 'mask_digest', 'Masked', 'masked',
+           'Baselines', 'PruningRuns', 'examples', 'by_what', 'steps', 'seed_masks', 'figure_rows', 'figure5_rows',
+           'in_file_order', 'band_jobs', 'band_rows', 'band_gap', 'ClaimPlan', 'not_checked', 'plan_row',
+           'harmless_plan', 'cross_plan', 'late_plan', 'claim_plans', 'plan_jobs', 'draw', 'draw_lines', 'figure3',
+           'figure4', 'figure5', 'baseline_dirs', 'masking_budget', 'old_curves', 'old_seed_masks', 'migrate_curves',
+           'migrate_scores', 'migrate_pruning', 'ablation_params', 'ablation_examples', 'ablation_key', 'ablation_mask',
+           'AblationRuns', 'ablation_grid', 'ablation_tables', 'chosen_heads', 'claim_runs', 'ablation_claims',
+           'significance_rows', 'is_sig', 'share_within', 'published_summary', 'our_summary', 'heat_map',
+           'migrate_ablation_tables', 'migrate_ablation', 'speed_params', 'speed_key', 'figure4_keys', 'plain',
+           'SpeedRuns', 'n_heads', 'op_times', 'table4_rows', 'flop_share_line', 'published_side', 'figure4_summary',
+           'timed', 'point_check', 'exact', 'smallest_rise', 'table4_claims', 'figure4_claims', 'speed_figure',
+           'speed_provenance', 'migrate_speed']
 
 # %% ../nbs/94_michel_exp.ipynb #58b2b339
 PRUNING_DEFAULTS = {
@@ -60,12 +60,6 @@ def pruning_params(profile: str, seed: int = 0, device=None, seeds=None, **given
 
 # %% ../nbs/94_michel_exp.ipynb #bb56e6b7
 KINDS = ("enc_self", "cross", "dec_self")     # the Enc-Dec's attention kinds, in head order (`heads.HeadIndex.kinds`)
-
-def baseline_of(profile: str, task: str, seed: int) -> str:
-    "What seed `seed`'s baseline of `task` is, known without training: its imported checkpoint's digest, or its recipe's and seed's (`SeedRuns.of`)."
-    from headprune_nb.recipes import baseline_spec, find_recipe, spec_digest, imported_origin, model_dir
-    origin = imported_origin(model_dir(profile, task, seed))
-    return f"imported-{origin}" if origin else spec_digest(baseline_spec(find_recipe(profile, task), seed))
 
 # %% ../nbs/94_michel_exp.ipynb #a6cf3bc3
 def variant_tag(P: dict) -> str:

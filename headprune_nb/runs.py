@@ -168,9 +168,10 @@ def phase_plan(budget_steps: int, batch_size: int, n_train: int) -> tuple[int | 
 
 # %% ../nbs/17_runs.ipynb #7a0c0021
 def baseline_of(profile: str, task: str, seed: int) -> str:
-    "Digest of `task`'s baseline of `seed` in `profile` (its recipe and seed), known without training it."
-    from headprune_nb.recipes import baseline_spec, find_recipe, spec_digest
-    return spec_digest(baseline_spec(find_recipe(profile, task), seed))
+    "What `task`'s baseline of `seed` in `profile` is, known without training it: its imported checkpoint's digest, or its recipe's and seed's."
+    from headprune_nb.recipes import baseline_spec, find_recipe, spec_digest, imported_origin, model_dir
+    origin = imported_origin(model_dir(profile, task, seed))
+    return f"imported-{origin}" if origin else spec_digest(baseline_spec(find_recipe(profile, task), seed))
 
 @functools.lru_cache(maxsize=None)
 def recipe_index(profile: str, task: str):
