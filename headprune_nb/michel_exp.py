@@ -15,7 +15,7 @@ from .verdicts import NOTICEABLE, Rule, evidence, claim_row
 
 # %% auto #0
 __all__ = ['PRUNING_DEFAULTS', 'KINDS', 'FIGURE_TABLES', 'OLD_SCORE', 'ABLATION_DEFAULTS', 'SIG_LEVEL', 'OLD_ABLATION_SCORE',
-           'SPEED_DEFAULTS', 'SPEED_SETUP', 'LI', 'PAIRED', 'ADDED_TO_TABLE4', 'settings', 'pruning_params',
+           'SPEED_DEFAULTS', 'SPEED_SETUP', 'LI', 'PAIRED', 'OURS', 'ADDED_TO_TABLE4', 'settings', 'pruning_params',
            'variant_tag', 'curve_whats', 'curve_key', 'curve_keys', 'what_of', 'mask_digest', 'Masked', 'masked',
            'Baselines', 'PruningRuns', 'examples', 'by_what', 'steps', 'seed_masks', 'figure_rows', 'figure5_rows',
            'in_file_order', 'band_jobs', 'band_rows', 'band_gap', 'ClaimPlan', 'not_checked', 'plan_row',
@@ -26,8 +26,8 @@ __all__ = ['PRUNING_DEFAULTS', 'KINDS', 'FIGURE_TABLES', 'OLD_SCORE', 'ABLATION_
            'significance_rows', 'is_sig', 'share_within', 'published_summary', 'our_summary', 'heat_map',
            'migrate_ablation_tables', 'migrate_ablation', 'speed_params', 'speed_key', 'figure4_keys', 'plain',
            'SpeedRuns', 'n_heads', 'op_times', 'table4_rows', 'flop_share_line', 'published_side', 'figure4_summary',
-           'timed', 'point_check', 'exact', 'smallest_rise', 'table4_claims', 'figure4_claims', 'speed_figure',
-           'speed_provenance', 'migrate_speed']
+           'timed', 'point_check', 'exact', 'smallest_rise', 'michel_says', 'table4_claims', 'li_says',
+           'figure4_claims', 'speed_figure', 'speed_provenance', 'migrate_speed']
 
 # %% ../nbs/94_michel_exp.ipynb #58b2b339
 PRUNING_DEFAULTS = {
@@ -994,36 +994,54 @@ def smallest_rise(rows: list[dict], n_boot: int | None = None, level: float | No
 # %% ../nbs/94_michel_exp.ipynb #3675e8b6
 PAIRED = ("speedup_pct_paired", "speedup_pct_low", "speedup_pct_high")        # the paired estimate and its interval (nbs/03_bench)
 
-def table4_claims(rows4: list[dict], time_attention: bool) -> list[dict]:
-    "Michel's Table 4 claims, each on the speed-up's interval at the largest (and at batch 1) batch size."
+OURS = "no number in the paper (our check: the FLOP-predicted ideal of the same pruning)"
+
+def michel_says(published4: dict, batch: int) -> str:
+    "Michel et al.'s Table 4 speed-up at `batch` ({batch size: row} of reproduce/published/michel2019_table4.csv), as the paper gives it."
+    p = published4.get(batch)
+    return f"{p['speedup_pct']:+.1f}% at batch {batch} (Michel et al. 2019, Table 4; {p['hardware']})" if p else ""
+
+def table4_claims(rows4: list[dict], time_attention: bool, published4: dict | None = None) -> list[dict]:
+    "Michel's Table 4 claims, each on the speed-up's interval at the largest (and at batch 1) batch size; `paper`: what the paper says."
     big, small = max(rows4, key=lambda r: r["batch_size"]), min(rows4, key=lambda r: r["batch_size"])
     ideal = lambda r, x: (1 + x / 100) / r["ideal_speedup"]                       # speed-up (%) -> share of the ideal speed-up
     gain = lambda r, x: (x / 100) / (r["ideal_speedup"] - 1)                      # speed-up (%) -> share of the ideal gain
-    b = big["batch_size"]
+    b, pub = big["batch_size"], published4 or {}
     rows = [timed(f"removing half of the heads speeds up inference at batch {b} (Michel: +17.5% at batch 64)",
-                  f"speed-up at batch {b} (%)", *(big[k] for k in PAIRED), 5)]
+                  f"speed-up at batch {b} (%)", *(big[k] for k in PAIRED), 5, paper=michel_says(pub, b if b in pub else 64))]
     if small["batch_size"] == 1:
-        rows.append(timed("the speed-up vanishes at batch 1 (Michel: +1.9%)", "speed-up at batch 1 (%)", *(small[k] for k in PAIRED), 5, above=False))
+        rows.append(timed("the speed-up vanishes at batch 1 (Michel: +1.9%)", "speed-up at batch 1 (%)", *(small[k] for k in PAIRED), 5,
+                          above=False, paper=michel_says(pub, 1)))
     return rows + [
         timed(f"at batch {b}, the measured speed-up is at least 90% of the FLOP-predicted ideal speed-up",
-              "measured / ideal speed-up", *(ideal(big, big[k]) for k in PAIRED), 0.9),
+              "measured / ideal speed-up", *(ideal(big, big[k]) for k in PAIRED), 0.9, paper=OURS),
         timed(f"at batch {b}, at least 90% of the FLOP-predicted ideal *gain* is realised (stricter)",
-              "measured / ideal gain", *(gain(big, big[k]) for k in PAIRED), 0.9),
+              "measured / ideal gain", *(gain(big, big[k]) for k in PAIRED), 0.9, paper=OURS),
         timed(f"at batch {b}, removing half the heads halves the attention blocks' time (at most 60% left)",
-              "attention blocks' time after pruning (% of before)", *(big[f"attention_time_pct_{k}"] for k in ("paired", "low", "high")), 60, above=False)
+              "attention blocks' time after pruning (% of before)", *(big[f"attention_time_pct_{k}"] for k in ("paired", "low", "high")), 60, above=False,
+              paper="no number in the paper (our check: where the time goes)")
         if time_attention else point_check("removing half the heads halves the attention blocks' time", "time_attention=False", None, "")]
 
 # %% ../nbs/94_michel_exp.ipynb #6ac04ba7
-def figure4_claims(rows_f4: list[dict], summary: list[dict], seed: int = 0) -> list[dict]:
-    "Li et al.'s Figure 4 claims: the speed-up rises at every step (masks as the noise), and the size shrinkage at 12 heads left."
+def li_says(li_claims: list[dict] | None) -> tuple[str, str]:
+    "What Li et al. say (reproduce/published/li2021_figure4_claims.csv): (the speed-up's rise, the size shrinkage at its point)."
+    p = (li_claims or [{}])[0]
+    return ("speed-up and size shrinkage grow monotonically as heads are removed (Li et al. 2021, section 5.4; figure 4 as a plot only)",
+            f"about {p['size_shrinkage_pct']}% size shrinkage at {p['heads_left']} heads left (Li et al. 2021, abstract and section 5.4)"
+            if p else "")
+
+def figure4_claims(rows_f4: list[dict], summary: list[dict], seed: int = 0, li_claims: list[dict] | None = None) -> list[dict]:
+    "Li et al.'s Figure 4 claims: the speed-up rises at every step (masks as the noise), and the size shrinkage at 12 heads left; `paper`: what they say."
     rows = [timed("speed-up increases as heads are removed (Li et al. figure 4: the more we prune, the faster)",
                   "smallest rise of the mean speed-up from one level to the next sparser one (points; 95% bootstrap over each level's masks)",
-                  *smallest_rise(rows_f4, seed=seed), 0.0, of_paper=LI)
-            if len(summary) > 1 else point_check("speed-up increases as heads are removed", "one level only", None, "", of_paper=LI)]
+                  *smallest_rise(rows_f4, seed=seed), 0.0, of_paper=LI, paper=li_says(li_claims)[0])
+            if len(summary) > 1 else point_check("speed-up increases as heads are removed", "one level only", None, "", of_paper=LI,
+                                                 paper=li_says(li_claims)[0])]
     at12 = next((s for s in summary if s["heads_left"] == 12), None)
     rows.append(exact("size shrinkage at 12 heads left is about 24% (Li et al.)", "size shrinkage at 12 heads left (%), within 3 of 24",
-                      at12["size_shrinkage_pct"], abs(at12["size_shrinkage_pct"] - 24) < 3, of_paper=LI) if at12 else
-                point_check("size shrinkage at 12 heads left is about 24% (Li et al.)", "12 heads left", None, "", of_paper=LI))
+                      at12["size_shrinkage_pct"], abs(at12["size_shrinkage_pct"] - 24) < 3, of_paper=LI, paper=li_says(li_claims)[1]) if at12 else
+                point_check("size shrinkage at 12 heads left is about 24% (Li et al.)", "12 heads left", None, "", of_paper=LI,
+                            paper=li_says(li_claims)[1]))
     return rows
 
 # %% ../nbs/94_michel_exp.ipynb #946a86ff

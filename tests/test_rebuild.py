@@ -16,9 +16,11 @@ REBUILT = {     # experiment -> the committed files its rebuild must write again
     "voita_lambda": ["claims.csv", "sweep.csv", "sweep_seeds.csv"],
 }
 
-@pytest.mark.parametrize("name", sorted(REBUILT))
-def test_rebuild_from_records(name, tmp_path, monkeypatch):
-    committed = committed_dir(name, "cpu")
+FULL = {"michel2019_speed": dict(device="cuda")}    # the full runs rebuilt here, with the parameters their records were made with
+
+@pytest.mark.parametrize("profile,name", [("cpu", n) for n in sorted(REBUILT)] + [("full", n) for n in FULL])
+def test_rebuild_from_records(profile, name, tmp_path, monkeypatch):
+    committed = committed_dir(name, profile)
     out = tmp_path / name
     shutil.copytree(committed, out)
     for f in REBUILT[name]: os.utime(out / f, (0, 0))              # the rebuild must write them again (a run in parts keeps
@@ -26,7 +28,7 @@ def test_rebuild_from_records(name, tmp_path, monkeypatch):
     cache = tmp_path / "cache"
     monkeypatch.setenv("HEADPRUNE_CACHE", str(cache))
     monkeypatch.setenv("HEADPRUNE_DATA_DIR", str(tmp_path / "no-data"))        # no data is read either
-    run_experiment(name, "cpu", out_dir=out, progress=False)      # the profile's defaults: every task (a run in parts too)
+    run_experiment(name, profile, FULL.get(name) if profile == "full" else None, out_dir=out, progress=False)   # else: every task
     assert not cache.exists(), "the rebuild trained, loaded or cached something"
     kept = [f for f in REBUILT[name] if (out / f).stat().st_mtime == 0]
     assert not kept, f"{name}: the rebuild did not write {kept}"
