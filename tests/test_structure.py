@@ -14,6 +14,7 @@ FLOORS = {
     "runs": 5,                                                       # run keys, records, the grid runner
     "verdicts": 6,                                                   # rules and intervals
     "reproduce": 7, "report": 7, "api": 7, "cli": 7,                 # the runner, the report, the user's API and CLI
+    "compare": 7,                                                    # methods compared at equal K (dsp2021, pass2023)
 }
 
 
