@@ -22,15 +22,16 @@ from .bench import compare_pruned
 from .api import make_pruner
 from .runs import (RunKey, RunRecord, SeedRuns, Sample, load_record, save_record, record_path, run_grid,
                                score_masked, sample_of, sample_made)
-from .verdicts import Rule, evidence, claim_row, budget_table, seed_band
+from .verdicts import Rule, evidence, claim_row, budget_table, seed_band, nth_best
 
 # %% auto #0
 __all__ = ['METHODS', 'JOINT', 'PIPELINED', 'PHASES', 'RECORDS_ONLY', 'RUNS', 'TABLE_EXTRAS', 'NAME', 'head_layout', 'base_of',
            'Baselines', 'Comparison', 'stops', 'run_name', 'gates_of', 'run_phase', 'run_michel_curve', 'run_michel',
            'run_voita_lam', 'run_voita', 'run_speed', 'run_dynamics', 'run_unpruned', 'timing_keys', 'run_comparison',
-           'metric_rows', 'mask_rows', 'write_table', 'timing_rows', 'layer_rows', 'dynamics_rows', 'most', 'axes_row',
-           'draw_curves', 'draw_layers', 'draw_speed', 'parse_name', 'attach', 'migrated', 'default_steps',
-           'seed_sweeps', 'migrate_scores', 'migrate_sweeps', 'migrate_curves', 'migrate_tables', 'migrate']
+           'metric_rows', 'mask_rows', 'write_table', 'timing_rows', 'layer_rows', 'dynamics_rows', 'mean_gap', 'lead',
+           'group_gap', 'closeness', 'most', 'axes_row', 'draw_curves', 'draw_layers', 'draw_speed', 'figure',
+           'draw_dynamics', 'beside_published', 'parse_name', 'attach', 'migrated', 'default_steps', 'seed_sweeps',
+           'migrate_scores', 'migrate_sweeps', 'migrate_curves', 'migrate_tables', 'migrate']
 
 # %% ../nbs/95_compare.ipynb #73568688
 METHODS = ("michel", "pipelined_dsp", "voita", "ste", "joint_dsp")      # Li et al. (2021), Table 3
@@ -263,10 +264,9 @@ def metric_rows(recs: dict, keys, order=METHODS, descending: bool = True) -> lis
                  **{x: recs[k].extra[x] for x in TABLE_EXTRAS if x in recs[k].extra}) for k in keys]
     return sorted(rows, key=lambda r: (r["task"], order.index(r["method"]), -r["K"] if descending else r["K"]))
 
-def mask_rows(recs: dict, keys, order=METHODS, descending: bool = True) -> list[dict]:
-    "Each key's mask as a 0/1 string (`dsp.mask_str`), in `metric_rows`' order."
-    rows = [dict(task=k.task, method=k.method, K=k.K, kept=mask_str(recs[k].kept)) for k in keys]
-    return sorted(rows, key=lambda r: (r["task"], order.index(r["method"]), -r["K"] if descending else r["K"]))
+def mask_rows(recs: dict, keys) -> list[dict]:
+    "Each key's mask as a 0/1 string (`dsp.mask_str`), in the order of `keys`."
+    return [dict(task=k.task, method=k.method, K=k.K, kept=mask_str(recs[k].kept)) for k in keys]
 
 # %% ../nbs/95_compare.ipynb #3485abf7
 def write_table(path, rows: list[dict], tasks) -> list[dict]:
@@ -302,7 +302,26 @@ def band_rows(self: Comparison, recs: dict, task: str, pairs, seeds) -> list[dic
     return [dict(task=task, method=m, K=K, **seed_band([recs[self.key(task, m, K, s)].scores for s in seeds], self.main_seed))
             for m, K in sorted(pairs)]
 
-# %% ../nbs/95_compare.ipynb #17061d0d
+# %% ../nbs/95_compare.ipynb #6e6dbeaa
+def mean_gap(a: str, b: str, ks):
+    "Statistic: the mean over `ks` of (a - b)."
+    return lambda m: sum(m[f"{a}@{K}"] - m[f"{b}@{K}"] for K in ks) / len(ks)
+
+def lead(leader: str, others, ks, need: int = 1):
+    "Statistic: the `need`-th best over `ks` of (leader - the best of `others`): above 0 iff the leader leads at `need` of them."
+    return lambda m: nth_best([m[f"{leader}@{K}"] - np.maximum.reduce([m[f"{o}@{K}"] for o in others]) for K in ks], need)
+
+# %% ../nbs/95_compare.ipynb #7d67faa6
+def group_gap(group, rivals, ks, need: int):
+    "Statistic: the `need`-th best over `ks` of (the worst of `group` - the best of `rivals`)."
+    return lambda m: nth_best([np.minimum.reduce([m[f"{g}@{K}"] for g in group]) - np.maximum.reduce([m[f"{r}@{K}"] for r in rivals])
+                               for K in ks], need)
+
+def closeness(group, ref: str, ks, need: int):
+    "Statistic: the `need`-th smallest over `ks` of the largest |g - ref| over `group`."
+    return lambda m: -nth_best([-np.maximum.reduce([abs(m[f"{g}@{K}"] - m[f"{ref}@{K}"]) for g in group]) for K in ks], need)
+
+# %% ../nbs/95_compare.ipynb #3ef23f6d
 def most(n: int) -> int:
     "'Most of n': more than half."
     return n // 2 + 1
@@ -313,7 +332,7 @@ def phase_steps(self: Comparison, recs: dict, task: str, methods=JOINT):
     return next((r.extra["steps"] for k, r in recs.items() if k.task == task and k.seed == self.main_seed and k.budget is None
                  and k.method in methods and "steps" in r.extra), None)
 
-# %% ../nbs/95_compare.ipynb #0bf9495e
+# %% ../nbs/95_compare.ipynb #7d6d4594
 @patch
 def claim_rows(self: Comparison, recs: dict, task: str, stats: dict, published: dict, seeds) -> list[dict]:
     "A claims.csv row per published claim (`published`: check -> claim): decided where `stats` has its (rule, statistic, methods, K), else not checked."
@@ -326,7 +345,7 @@ def claim_rows(self: Comparison, recs: dict, task: str, stats: dict, published: 
         rows.append(claim_row(claim, task, rule, ev, budget=budget))
     return rows
 
-# %% ../nbs/95_compare.ipynb #efe8b20e
+# %% ../nbs/95_compare.ipynb #8aebb930
 @patch
 def budget_rows(self: Comparison, recs: dict, task: str, forms, budgets, seeds) -> list[dict]:
     "budgets.csv rows: each form (published claim, claim, rule, statistic, methods, K) at the default phase and each of `budgets`."
@@ -334,7 +353,7 @@ def budget_rows(self: Comparison, recs: dict, task: str, forms, budgets, seeds) 
             for row in budget_table(claim, task, rule, stat, lambda b: self.samples(recs, task, ms, ks, seeds, b), budgets,
                                     self.phase_steps(recs, task), seed=self.main_seed, published_claim=published)]
 
-# %% ../nbs/95_compare.ipynb #6f907c11
+# %% ../nbs/95_compare.ipynb #d98326d8
 @patch
 def sweep_counts(self: Comparison, recs: dict, task: str, seed: int) -> dict:
     "{lambda: heads left open} of the sweeps seed `seed`'s Voita records at K chose from (the union over its K)."
@@ -351,7 +370,7 @@ def aim_row(self: Comparison, recs: dict, task: str, seeds) -> dict | None:
                 why="Voita's penalty sets no K: a K is reached only by searching lambda, whatever the grid shows",
                 seeds=len(per), budget=f"{self.phase_steps(recs, task)} steps")
 
-# %% ../nbs/95_compare.ipynb #e9f758e3
+# %% ../nbs/95_compare.ipynb #68af3ca3
 def axes_row(n: int, width: float = 5, height: float = 3.2):
     "A row of `n` matplotlib axes (a figure per call)."
     import matplotlib.pyplot as plt
@@ -370,7 +389,7 @@ def draw_curves(ax, rows, task, methods, band=(), unpruned=None):
     if unpruned is not None: ax.axhline(unpruned, ls="--", c="grey", lw=0.8, label="unpruned")
     ax.set_xlabel("heads kept"); ax.legend(fontsize=7)
 
-# %% ../nbs/95_compare.ipynb #543d67c3
+# %% ../nbs/95_compare.ipynb #4979dc79
 def draw_layers(ax, rows, task):
     "Heads kept per attention kind and layer (rows) at each K (columns of `rows`: task, K, kind, layer, kept), as a grey map."
     cols = sorted({(r["kind"], r["layer"]) for r in rows if r["task"] == task})
@@ -394,7 +413,29 @@ def draw_speed(ax_speed, ax_size, rows, task, methods):
     ax_speed.set_ylabel("speed-up % (bars: 95%, timing pairs)"); ax_size.set_ylabel("size shrinkage % (exact)")
     for a in (ax_speed, ax_size): a.set_xlabel(f"{task} metric"); a.legend(fontsize=6)
 
-# %% ../nbs/95_compare.ipynb #33bc8826
+# %% ../nbs/95_compare.ipynb #9acdb479
+def figure(path, tasks, draw, width: float = 5, height: float = 3.2, per: int = 1):
+    "Save a figure of one panel per task (`per` axes each): `draw(axes, task)` draws it; returns the path."
+    fig, axes = axes_row(per * len(tasks), width, height)
+    for i, task in enumerate(tasks): draw(axes[per * i: per * (i + 1)], task)
+    fig.tight_layout(); fig.savefig(path, dpi=120)
+    import matplotlib.pyplot as plt; plt.close(fig)
+    return path
+
+def draw_dynamics(ax, rows, task):
+    "The share of the selected heads kept at the end against the step, annealed and not (rows: task, annealing, step, kept_share)."
+    for anneal in (True, False):
+        pts = [(r["step"], r["kept_share"]) for r in rows if r["task"] == task and str(r["annealing"]) == str(anneal)]
+        if pts: ax.plot(*zip(*pts), label="annealing" if anneal else "no annealing")
+    ax.set_xlabel("step"); ax.set_ylabel("selected heads kept at the end"); ax.legend(fontsize=7)
+
+# %% ../nbs/95_compare.ipynb #79532d43
+def beside_published(rows: list[dict], task: str, methods, published) -> list[dict]:
+    "Our table of `task` (a row per K, a column per method: `store.pivot`) with the published values at the same K beside it (`published(K)`: its row or None)."
+    return [dict(task=task, **row, **{f"published_{m}": (p[m] if (p := published(row["K"])) else None) for m in methods})
+            for row in pivot(rows, task, list(methods), descending=True)]
+
+# %% ../nbs/95_compare.ipynb #c77dab35
 NAME = re.compile(r"(?P<method>[a-z_]+?)-K(?P<K>\d+)-seed(?P<seed>\d+)(?:-steps(?P<budget>\d+))?")
 
 def parse_name(name: str) -> dict:
@@ -403,7 +444,7 @@ def parse_name(name: str) -> dict:
     if m is None: raise ValueError(f"{name!r} is not a run's name (<method>-K<K>-seed<s>[-steps<b>]); move the file out of scores/")
     return dict(method=m["method"], K=int(m["K"]), seed=int(m["seed"]), budget=int(m["budget"]) if m["budget"] else None)
 
-# %% ../nbs/95_compare.ipynb #ed986b3f
+# %% ../nbs/95_compare.ipynb #b6aa9b27
 def attach(folder, rec: RunRecord) -> Path:
     "Save `rec`'s JSON beside the scores already saved under its name (a committed `.npz` is kept as it is, not rewritten)."
     path = save_record(folder, replace(rec, scores=None))
@@ -415,7 +456,7 @@ def migrated(*files, npz=None) -> dict:
     "The provenance of a migrated record: the files it was read from, and who wrote its score file."
     return dict(migrated_from=[str(f) for f in files], score_file_made=sample_made(npz) if npz else None)
 
-# %% ../nbs/95_compare.ipynb #e576d09f
+# %% ../nbs/95_compare.ipynb #4bd7db93
 def _table_row(out: Path, task: str, method: str, K: int) -> tuple:
     "(table3 row, mask) of the main seed's run, or (None, None)."
     rows = [r for r in read_csv(out / "table3.csv") if (r["task"], r["method"], r["K"]) == (task, method, K)]
@@ -426,7 +467,7 @@ def default_steps(out: Path) -> dict:
     "{task: steps of the main seed's default phase}, from the budget column of `claims.csv` ('94 steps')."
     return {c["task"]: int(str(c["budget"]).split()[0]) for c in read_csv(out / "claims.csv") if str(c.get("budget", "")).endswith(" steps")}
 
-# %% ../nbs/95_compare.ipynb #2fa6f357
+# %% ../nbs/95_compare.ipynb #f95b71ee
 def seed_sweeps(out: Path, main_seed: int) -> dict:
     "{(task, seed): [(lambda, heads open)]} of every Voita sweep kept as CSV (the main seed's: voita_sweep.csv)."
     got = {}
@@ -437,7 +478,7 @@ def seed_sweeps(out: Path, main_seed: int) -> dict:
         got[p.parent.name, s] = [(r["lam"], r["open_heads"]) for r in read_csv(p)]
     return got
 
-# %% ../nbs/95_compare.ipynb #c0e53886
+# %% ../nbs/95_compare.ipynb #7bee8d7c
 def migrate_scores(cmp: Comparison, out: Path, sweeps: dict) -> list[Path]:
     "A record for every score file under `out/scores`: the main seed's default phase with its table row, mask and steps."
     steps, made = default_steps(out), []
@@ -454,7 +495,7 @@ def migrate_scores(cmp: Comparison, out: Path, sweeps: dict) -> list[Path]:
         made.append(attach(cmp.folder, rec))
     return made
 
-# %% ../nbs/95_compare.ipynb #2854b9e3
+# %% ../nbs/95_compare.ipynb #031614cf
 def migrate_sweeps(cmp: Comparison, sweeps: dict) -> list[Path]:
     "A record for every lambda run of every seed's sweep (its open-gate count)."
     return [save_record(cmp.folder, RunRecord(cmp.key(t, "voita", seed=s, lam=lam), extra=dict(open_heads=n),
@@ -470,7 +511,7 @@ def migrate_curves(cmp: Comparison, out: Path) -> list[Path]:
                                                       timings=dict(seconds=next(r["seconds"] for r in rows if r["task"] == task)))))
     return made
 
-# %% ../nbs/95_compare.ipynb #2770eda2
+# %% ../nbs/95_compare.ipynb #ac5596ab
 def migrate_tables(cmp: Comparison, out: Path) -> list[Path]:
     "Records of the unpruned scores (`unpruned.csv`), the timings (`figure5.csv`) and the dynamics runs (`figure7.csv`)."
     made = [save_record(cmp.folder, RunRecord(cmp.key(r["task"], "unpruned"), metric=r["metric"], provenance=migrated("unpruned.csv")))
