@@ -25,13 +25,15 @@ from .runs import (RunKey, RunRecord, SeedRuns, Sample, load_record, save_record
 from .verdicts import Rule, evidence, claim_row, budget_table, seed_band, nth_best
 
 # %% auto #0
-__all__ = ['METHODS', 'JOINT', 'PIPELINED', 'PHASES', 'RECORDS_ONLY', 'RUNS', 'TABLE_EXTRAS', 'NAME', 'head_layout', 'base_of',
-           'Baselines', 'Comparison', 'stops', 'run_name', 'gates_of', 'run_phase', 'run_michel_curve', 'run_michel',
-           'run_voita_lam', 'run_voita', 'run_speed', 'run_dynamics', 'run_unpruned', 'timing_keys', 'run_comparison',
-           'metric_rows', 'mask_rows', 'write_table', 'timing_rows', 'layer_rows', 'dynamics_rows', 'mean_gap', 'lead',
-           'group_gap', 'closeness', 'most', 'axes_row', 'draw_curves', 'draw_layers', 'draw_speed', 'figure',
-           'draw_dynamics', 'beside_published', 'parse_name', 'attach', 'migrated', 'default_steps', 'seed_sweeps',
-           'migrate_scores', 'migrate_sweeps', 'migrate_curves', 'migrate_tables', 'migrate']
+__all__ = ['METHODS', 'JOINT', 'PIPELINED', 'PHASES', 'RECORDS_ONLY', 'RUNS', 'TABLE_EXTRAS', 'NAME', 'TABLES', 'head_layout',
+           'base_of', 'Baselines', 'Comparison', 'stops', 'run_name', 'gates_of', 'decided', 'run_phase',
+           'run_michel_curve', 'run_michel', 'run_voita_lam', 'run_voita', 'run_speed', 'run_attention', 'run_dynamics',
+           'run_unpruned', 'timing_keys', 'timed', 'run_comparison', 'metric_rows', 'mask_rows', 'write_table',
+           'timing_rows', 'layer_rows', 'dynamics_rows', 'mean_gap', 'lead', 'group_gap', 'closeness', 'gate_rows',
+           'decided_rows', 'attention_rows', 'timing_noise', 'sure_counts', 'most', 'axes_row', 'draw_curves',
+           'draw_layers', 'draw_speed', 'figure', 'draw_dynamics', 'beside_published', 'parse_name', 'attach',
+           'migrated', 'default_steps', 'seed_sweeps', 'migrate_scores', 'migrate_sweeps', 'migrate_curves',
+           'migrate_tables', 'migrate', 'amend', 'migrate_pass_runs', 'migrate_pass_timings', 'migrate_pass']
 
 # %% ../nbs/95_compare.ipynb #73568688
 METHODS = ("michel", "pipelined_dsp", "voita", "ste", "joint_dsp")      # Li et al. (2021), Table 3
@@ -74,13 +76,19 @@ class Comparison:
     main_seed: int = 0
     pruner_kw: dict = field(default_factory=dict)
     make: bool = True
+    bench_batch: int = 16
 
     def __post_init__(self):
         self.folder, self.make = Path(self.folder), self.make and os.environ.get(RECORDS_ONLY, "") in ("", "0")
         self.runs = SeedRuns(self.profile, self.device, self.main_seed, Baselines(self.profile, self.main_seed, self.device),
                              self.folder)
 
-# %% ../nbs/95_compare.ipynb #4e5309fd
+# %% ../nbs/95_compare.ipynb #003feaba
+@patch
+def ks(self: Comparison, task: str) -> list:
+    "The K values of `task`: `P['ks']`, one list per task (dsp2021) or one for every task (pass2023)."
+    return list(self.P["ks"][task] if isinstance(self.P["ks"], dict) else self.P["ks"])
+
 def stops(ks) -> str:
     "Michel's stops as a key's variant: `stops-48-36-...` (his masks at a K depend on every stop of the run)."
     return "stops-" + "-".join(str(k) for k in sorted(set(ks), reverse=True))
@@ -90,7 +98,7 @@ def key(self: Comparison, task: str, method: str, K=None, seed=None, budget=None
     "The key of `method`'s run on `task` at K (or lambda), seed (default: the main one) and budget (None: the profile's phase)."
     s = self.main_seed if seed is None else seed
     michel = method in ("michel", "michel_curve") or method == "speed_michel"
-    variant = stops(self.P["ks"][task]) if michel else None if method == "unpruned" else self.P["variant"]
+    variant = stops(self.ks(task)) if michel else None if method == "unpruned" else self.P["variant"]
     return RunKey(task, method, K, lam, s, None if michel else budget, variant, base_of(self.profile, task, s))
 
 # %% ../nbs/95_compare.ipynb #ea861caf
@@ -141,14 +149,27 @@ def scored(self: Comparison, key: RunKey, model, keep, seconds: float, extra=Non
     return RunRecord(key, kept=[bool(x) for x in keep], metric=s.score(), scores=s, gates=gates or {},
                      timings=dict(seconds=round(seconds, 1)), extra=extra or {})
 
-# %% ../nbs/95_compare.ipynb #db2c764e
+# %% ../nbs/95_compare.ipynb #2b4d3204
+def decided(log: list[dict], final: str, steps: int) -> dict | None:
+    "When a phase's K-selection settled (the logged step from which every selection is `final`) and how much of `final` its first selection held; None: no selection logged (Voita)."
+    sel = [x for x in log if x.get("selected") not in (None, "")]
+    if not sel: return None
+    picks = [str(x["selected"]) for x in sel]                       # read_csv keeps a mask's leading zeros
+    first = next((i for i in range(len(picks)) if all(p == final for p in picks[i:])), None)
+    at = sel[first] if first is not None else None
+    return dict(phase_steps=steps, decided_at_step=at and at["step"], decided_share=at and round(at["step"] / steps, 3),
+                final_heads_selected_at_first_step=round(survival(picks[:1], final)[0], 3), lam_then=at.get("lam", "") if at else "")
+
+# %% ../nbs/95_compare.ipynb #e757b996
 def run_phase(cmp: Comparison, key: RunKey) -> RunRecord:
-    "A learned method at K (`PHASES`): its phase, then its K heads scored."
+    "A learned method at K (`PHASES`): its phase, then its K heads scored; with when its selection settled (`decided`, from the run's log)."
     t0, (pruner, _, train_model) = time.time(), PHASES[key.method]
     model, pr, extra = cmp.phase(key, pruner, run_name(key), train_model)
-    return cmp.scored(key, model, pr.keep_mask(key.K), time.time() - t0, extra, gates_of(pr))
+    log, keep = cmp.base(key).run_dir.parent / extra["run"] / "log.csv", pr.keep_mask(key.K)
+    if log.exists() and (when := decided(read_csv(log), mask_str(keep), extra["steps"])): extra["decided"] = when
+    return cmp.scored(key, model, keep, time.time() - t0, extra, gates_of(pr))
 
-# %% ../nbs/95_compare.ipynb #07a69166
+# %% ../nbs/95_compare.ipynb #f8c62e6e
 def run_michel_curve(cmp: Comparison, key: RunKey) -> RunRecord:
     "Michel's iterative pruning of seed `key.seed`'s baseline, stopping at every K of `key.variant`: the mask and metric at each stop."
     b, t0, P = cmp.base(key), time.time(), cmp.P
@@ -164,13 +185,13 @@ def run_michel(cmp: Comparison, key: RunKey) -> RunRecord:
     at = next(x for x in curve.extra["stops"] if x["K"] == key.K)
     return cmp.scored(key, cmp.base(key).model, mask_of(at["kept"], len(at["kept"])), curve.timings["seconds"])
 
-# %% ../nbs/95_compare.ipynb #6c452374
+# %% ../nbs/95_compare.ipynb #2f2fabe9
 @patch
 def record(self: Comparison, key: RunKey) -> RunRecord:
     "`key`'s record, made now (`run`) if missing and the comparison makes runs."
     return run_grid([key], self.run if self.make else None, self.folder, progress=False)[key]
 
-# %% ../nbs/95_compare.ipynb #a9f6f91a
+# %% ../nbs/95_compare.ipynb #c63aca81
 def run_voita_lam(cmp: Comparison, key: RunKey) -> RunRecord:
     "Voita at one lambda: the phase, the heads left open and the gates' end states."
     t0 = time.time()
@@ -183,9 +204,9 @@ def run_voita_lam(cmp: Comparison, key: RunKey) -> RunRecord:
 def sweep(self: Comparison, task: str, seed: int, budget=None) -> dict:
     "{lambda: heads left open} of seed `seed`'s Voita runs: the grid, widened until it brackets every K (`voita.aimed_sweep`)."
     n_open = lambda lam: self.record(self.key(task, "voita", seed=seed, budget=budget, lam=lam)).extra["open_heads"]
-    return aimed_sweep(n_open, self.P["lambdas"][task], self.P["ks"][task], max_widen=0 if dry_run() else MAX_WIDEN)
+    return aimed_sweep(n_open, self.P["lambdas"][task], self.ks(task), max_widen=0 if dry_run() else MAX_WIDEN)
 
-# %% ../nbs/95_compare.ipynb #56400dfd
+# %% ../nbs/95_compare.ipynb #0cdf20f0
 def run_voita(cmp: Comparison, key: RunKey) -> RunRecord:
     "Voita at K: the top K heads of the sweep's run whose open-gate count is nearest K (a key with `lam`: that lambda's run)."
     if key.lam is not None: return run_voita_lam(cmp, key)
@@ -196,7 +217,7 @@ def run_voita(cmp: Comparison, key: RunKey) -> RunRecord:
     return cmp.scored(key, model, pr.keep_mask(key.K), time.time() - t0,
                       dict(extra, lam=lam, open_heads=counts[lam], sweep=sorted(counts.items())), gates_of(pr))
 
-# %% ../nbs/95_compare.ipynb #987339aa
+# %% ../nbs/95_compare.ipynb #38ea0dca
 def run_speed(cmp: Comparison, key: RunKey) -> RunRecord:
     "Speed-up (with its 95% interval over alternated timing pairs) and size shrinkage of the mask of `speed_<method>`'s method record."
     mask, b = cmp.record(replace(key, method=key.method.removeprefix("speed_"))).mask, cmp.base(key)
@@ -208,7 +229,20 @@ def run_speed(cmp: Comparison, key: RunKey) -> RunRecord:
                      speedup_pct_low=r0["speedup_pct_low"], speedup_pct_high=r0["speedup_pct_high"],
                      size_shrinkage_pct=res["size_shrinkage_pct"]))
 
-# %% ../nbs/95_compare.ipynb #a0b9626a
+# %% ../nbs/95_compare.ipynb #17ba491e
+def run_attention(cmp: Comparison, key: RunKey) -> RunRecord:
+    "PASS's Table 2: attention-layer and whole-model speed-up (%) of a mask (`attention_<method>`, or `attention_again_<method>`: timed once more) on the main seed's baseline, and the layers left with no head."
+    at = replace(key, method=key.method.removeprefix("attention_").removeprefix("again_"))
+    mask, b = cmp.record(at).mask, cmp.runs.base(key.task, cmp.main_seed)
+    smoke, model, index = cmp.profile == "smoke", b.model, HeadIndex.from_model(b.model)
+    res = compare_pruned(model, mask, batch_sizes=(min(cmp.bench_batch, 4) if smoke else cmp.bench_batch,), seq_len=16 if smoke else 128,
+                         tgt_len=(16 if smoke else 128) if b.is_translation else None, repeats=2 if smoke else 5,
+                         attention=True, progress=False, seed=cmp.main_seed)
+    r0 = res["rows"][0]
+    return RunRecord(key, kept=mask.tolist(), extra=dict(speedup_pct=round(10000 / r0["attention_time_pct"], 1),
+                     whole_model_speedup_pct=round(100 * r0["speedup"], 1),
+                     layers_skipped=sum(int(mask[index.span(i)].sum()) == 0 for i in range(len(index.sites)))))
+
 def run_dynamics(cmp: Comparison, key: RunKey) -> RunRecord:
     "Joint DSP at K, tau annealed (`dynamics_annealed`) or held: per logged step, the share of the selected heads kept at the end."
     anneal, at = key.method == "dynamics_annealed", replace(key, method="joint_dsp")
@@ -224,9 +258,9 @@ def run_unpruned(cmp: Comparison, key: RunKey) -> RunRecord:
     model = cmp.base(key).model
     return cmp.scored(key, model, torch.ones(HeadIndex.from_model(model).H, dtype=torch.bool), 0.0)
 
-# %% ../nbs/95_compare.ipynb #0eaf8885
+# %% ../nbs/95_compare.ipynb #f31fbd78
 RUNS = {"unpruned": run_unpruned, "michel": run_michel, "michel_curve": run_michel_curve, "voita": run_voita,
-        "speed": run_speed, "dynamics": run_dynamics, **dict.fromkeys(PHASES, run_phase)}
+        "speed": run_speed, "attention": run_attention, "dynamics": run_dynamics, **dict.fromkeys(PHASES, run_phase)}
 
 @patch
 def run(self: Comparison, key: RunKey) -> RunRecord:
@@ -235,27 +269,33 @@ def run(self: Comparison, key: RunKey) -> RunRecord:
     if fn is None: raise ValueError(f"no run for method {key.method!r}; known: {', '.join(RUNS)} (and speed_<method>)")
     return fn(self, key)
 
-# %% ../nbs/95_compare.ipynb #f2d034ca
+# %% ../nbs/95_compare.ipynb #5111425a
 @patch
 def grid(self: Comparison, task: str, methods, ks, seeds, budget=None) -> list[RunKey]:
     "The keys of every method of `methods` at every K of `ks` for each seed of `seeds` (a phase of `budget` steps, or the profile's)."
     return [self.key(task, m, K, s, budget) for s in seeds for m in methods for K in ks]
 
-def timing_keys(keys) -> list[RunKey]:
-    "A `speed_<method>` key for each method key of `keys` (a mask to time)."
-    return [replace(k, method=f"speed_{k.method}") for k in keys]
+def timing_keys(keys, kind: str = "speed_") -> list[RunKey]:
+    "A `<kind><method>` key for each method key of `keys` (a mask to time: `speed_`, `attention_`, `attention_again_`)."
+    return [replace(k, method=f"{kind}{k.method}") for k in keys]
 
-# %% ../nbs/95_compare.ipynb #c8c31149
+def timed(method: str) -> str:
+    "The method whose mask a timing key's method (`speed_...`, `attention_[again_]...`) times; `method` itself for any other."
+    for p in ("speed_", "attention_again_", "attention_"):
+        if method.startswith(p): return method.removeprefix(p)
+    return method
+
+# %% ../nbs/95_compare.ipynb #c2e61c4c
 def run_comparison(cmp: Comparison, keys, progress: bool = True) -> dict:
     "{key: record} of every key (`runs.run_grid` in `cmp.folder`, making only the missing ones); a timing of a changed mask is made anew."
     run = cmp.run if cmp.make else None
     recs = run_grid(keys, run, cmp.folder, progress=progress, desc="comparison")
-    method = lambda k: recs.get(m := replace(k, method=k.method.removeprefix("speed_"))) or cmp.record(m)
-    stale = [k for k in keys if k.method.startswith("speed_") and recs[k].kept != method(k).kept]
+    method = lambda k: recs.get(m := replace(k, method=timed(k.method))) or cmp.record(m)
+    stale = [k for k in keys if timed(k.method) != k.method and recs[k].kept != method(k).kept]
     for k in stale: record_path(cmp.folder, k).unlink()
     return {**recs, **run_grid(stale, run, cmp.folder, progress=False)} if stale else recs
 
-# %% ../nbs/95_compare.ipynb #07e3db1f
+# %% ../nbs/95_compare.ipynb #6fa57958
 TABLE_EXTRAS = ("run", "lam", "open_heads")       # a method's extras that its table row shows
 
 def metric_rows(recs: dict, keys, order=METHODS, descending: bool = True) -> list[dict]:
@@ -268,14 +308,16 @@ def mask_rows(recs: dict, keys) -> list[dict]:
     "Each key's mask as a 0/1 string (`dsp.mask_str`), in the order of `keys`."
     return [dict(task=k.task, method=k.method, K=k.K, kept=mask_str(recs[k].kept)) for k in keys]
 
-# %% ../nbs/95_compare.ipynb #3485abf7
+# %% ../nbs/95_compare.ipynb #7d968f1b
 def write_table(path, rows: list[dict], tasks) -> list[dict]:
-    "Write `rows` (of `tasks`) with the rows of other tasks an earlier part left in `path`, ordered by task; returns them all."
-    rows = sorted(other_tasks_rows(path, tasks) + list(rows), key=lambda r: r["task"])
+    "Write `rows` (of `tasks`) with the rows of other tasks an earlier part left in `path`; a task's rows keep their place, a new task's come last."
+    before = read_csv(path) if Path(path).exists() else []
+    place = list(dict.fromkeys([r["task"] for r in before] + [r["task"] for r in rows]))
+    rows = sorted([r for r in before if r["task"] not in tasks] + list(rows), key=lambda r: place.index(r["task"]))
     write_csv(path, rows)
     return rows
 
-# %% ../nbs/95_compare.ipynb #b1b033ef
+# %% ../nbs/95_compare.ipynb #35df163c
 def timing_rows(recs: dict, keys) -> list[dict]:
     "Figure 5: each key's metric beside its mask's timing (`speed_<method>` records)."
     return [dict(task=k.task, method=k.method, K=k.K, metric=recs[k].metric, **recs[replace(k, method=f"speed_{k.method}")].extra)
@@ -290,7 +332,7 @@ def dynamics_rows(recs: dict, keys) -> list[dict]:
     "Figure 7: the rows of each `dynamics_*` key (annealed or not), with its task and K."
     return [dict(task=k.task, K=k.K, annealing=k.method == "dynamics_annealed", **r) for k in keys for r in recs[k].extra["rows"]]
 
-# %% ../nbs/95_compare.ipynb #694dc272
+# %% ../nbs/95_compare.ipynb #fe481b07
 @patch
 def samples(self: Comparison, recs: dict, task: str, methods, ks, seeds, budget=None) -> list[dict]:
     "One {'method@K': Sample} per seed of `seeds`: what `verdicts.evidence` resamples."
@@ -302,7 +344,7 @@ def band_rows(self: Comparison, recs: dict, task: str, pairs, seeds) -> list[dic
     return [dict(task=task, method=m, K=K, **seed_band([recs[self.key(task, m, K, s)].scores for s in seeds], self.main_seed))
             for m, K in sorted(pairs)]
 
-# %% ../nbs/95_compare.ipynb #6e6dbeaa
+# %% ../nbs/95_compare.ipynb #91d58680
 def mean_gap(a: str, b: str, ks):
     "Statistic: the mean over `ks` of (a - b)."
     return lambda m: sum(m[f"{a}@{K}"] - m[f"{b}@{K}"] for K in ks) / len(ks)
@@ -311,7 +353,7 @@ def lead(leader: str, others, ks, need: int = 1):
     "Statistic: the `need`-th best over `ks` of (leader - the best of `others`): above 0 iff the leader leads at `need` of them."
     return lambda m: nth_best([m[f"{leader}@{K}"] - np.maximum.reduce([m[f"{o}@{K}"] for o in others]) for K in ks], need)
 
-# %% ../nbs/95_compare.ipynb #7d67faa6
+# %% ../nbs/95_compare.ipynb #29450e42
 def group_gap(group, rivals, ks, need: int):
     "Statistic: the `need`-th best over `ks` of (the worst of `group` - the best of `rivals`)."
     return lambda m: nth_best([np.minimum.reduce([m[f"{g}@{K}"] for g in group]) - np.maximum.reduce([m[f"{r}@{K}"] for r in rivals])
@@ -321,7 +363,70 @@ def closeness(group, ref: str, ks, need: int):
     "Statistic: the `need`-th smallest over `ks` of the largest |g - ref| over `group`."
     return lambda m: -nth_best([-np.maximum.reduce([abs(m[f"{g}@{K}"] - m[f"{ref}@{K}"]) for g in group]) for K in ks], need)
 
-# %% ../nbs/95_compare.ipynb #3ef23f6d
+# %% ../nbs/95_compare.ipynb #36cff3c3
+def gate_rows(recs: dict, keys) -> list[dict]:
+    "Each key's gate end states (keys whose pruner has Hard Concrete gates), with exactly K open and almost surely so (none undecided)."
+    return [dict(task=k.task, method=k.method, K=k.K, **g, exactly_k_open=g["open"] == k.K, almost_sure=g["open"] == k.K and g["undecided"] == 0)
+            for k in keys if (g := recs[k].gates)]
+
+def decided_rows(recs: dict, keys) -> list[dict]:
+    "When each key's K-selection settled (`decided`), for the keys whose records say it."
+    return [dict(task=k.task, method=k.method, K=k.K, **recs[k].extra["decided"]) for k in keys if recs[k].extra.get("decided")]
+
+def attention_rows(recs: dict, keys) -> list[dict]:
+    "Each key's attention-layer timing (its `attention_<method>` record)."
+    return [dict(task=k.task, method=k.method, K=k.K, **recs[replace(k, method=f"attention_{k.method}")].extra) for k in keys]
+
+# %% ../nbs/95_compare.ipynb #39df6a81
+def timing_noise(recs: dict, task: str) -> tuple:
+    "(points, masks): the largest difference between two timings of one mask among `task`'s `attention_*` records ((None, 0): none timed twice)."
+    got = {}
+    for k, r in recs.items():
+        if k.task == task and k.method.startswith("attention_"): got.setdefault(tuple(r.kept), []).append(r.extra["speedup_pct"])
+    spreads = [max(v) - min(v) for v in got.values() if len(v) > 1]
+    return (max(spreads), len(spreads)) if spreads else (None, 0)
+
+@patch
+def existing(self: Comparison, keys) -> dict:
+    "{key: record} of the keys of `keys` that have a record (nothing is made)."
+    return {k: r for k in keys if (r := load_record(self.folder, k)) is not None}
+
+# %% ../nbs/95_compare.ipynb #2c7e2faf
+@patch
+def speed_vote(self: Comparison, recs: dict, task: str, seeds, K: int, fastest: str, methods) -> tuple:
+    "(one vote per seed, what each showed): is `fastest`'s attention speed-up at K above every other method's by more than the timing noise? (None, why): a timing missing."
+    sps = {}
+    for s in seeds:
+        got = {m: recs.get(replace(self.key(task, m, K, s), method=f"attention_{m}")) for m in methods}
+        if None in got.values(): return None, f"seed {s}: not all timed at K={K}"
+        sps[s] = {m: r.extra["speedup_pct"] for m, r in got.items()}
+    tol, n = timing_noise(recs, task)
+    if tol is None: return None, "no mask timed twice: the timing noise is unknown"
+    gaps = {s: sp[fastest] - max(v for m, v in sp.items() if m != fastest) for s, sp in sps.items()}
+    return ([True if g > tol else False if g < -tol else None for g in gaps.values()],
+            "; ".join(f"seed {s}: {fastest.upper()} {sps[s][fastest]:.1f}% vs best other {sps[s][fastest] - g:.1f}% ({g:+.1f})" for s, g in gaps.items())
+            + f"; timing noise {tol:.1f} points (largest difference of two timings of one mask, {n} masks)")
+
+# %% ../nbs/95_compare.ipynb #d3d289f4
+@patch
+def sure_vote(self: Comparison, recs: dict, task: str, seeds, K: int) -> tuple:
+    "(one vote per seed, what each showed): do the PASS and PASSCONC runs at K end with exactly K gates almost surely open, and the LAG run not?"
+    holds, shown = [], []
+    for s in seeds:
+        g = {m: getattr(recs.get(self.key(task, m, K, s)), "gates", None) for m in ("pass", "passconc", "lag")}
+        if not all(g.values()): return None, f"seed {s}: runs at K={K} not kept (rerun with --fresh)"
+        sure = {m: v["open"] == K and v["undecided"] == 0 for m, v in g.items()}
+        holds.append(sure["pass"] and sure["passconc"] and not sure["lag"])
+        shown.append(f"seed {s}: " + ", ".join(f"{m} {v['open']} open/{v['undecided']} undecided" for m, v in g.items()))
+    return holds, "; ".join(shown)
+
+def sure_counts(rows: list[dict], task: str) -> str:
+    "What the main seed's runs at every K left (`gate_rows`), as words."
+    got = {m: [r for r in rows if r["task"] == task and r["method"] == m] for m in ("pass", "passconc", "lag")}
+    n = lambda m: sum(str(r["almost_sure"]) == "True" for r in got[m])
+    return "main seed, every K: almost surely K open " + ", ".join(f"{m.upper()} {n(m)}/{len(got[m])}" for m in got)
+
+# %% ../nbs/95_compare.ipynb #727689ec
 def most(n: int) -> int:
     "'Most of n': more than half."
     return n // 2 + 1
@@ -332,7 +437,7 @@ def phase_steps(self: Comparison, recs: dict, task: str, methods=JOINT):
     return next((r.extra["steps"] for k, r in recs.items() if k.task == task and k.seed == self.main_seed and k.budget is None
                  and k.method in methods and "steps" in r.extra), None)
 
-# %% ../nbs/95_compare.ipynb #7d6d4594
+# %% ../nbs/95_compare.ipynb #b68d43f5
 @patch
 def claim_rows(self: Comparison, recs: dict, task: str, stats: dict, published: dict, seeds) -> list[dict]:
     "A claims.csv row per published claim (`published`: check -> claim): decided where `stats` has its (rule, statistic, methods, K), else not checked."
@@ -345,7 +450,7 @@ def claim_rows(self: Comparison, recs: dict, task: str, stats: dict, published: 
         rows.append(claim_row(claim, task, rule, ev, budget=budget))
     return rows
 
-# %% ../nbs/95_compare.ipynb #8aebb930
+# %% ../nbs/95_compare.ipynb #1ec015d4
 @patch
 def budget_rows(self: Comparison, recs: dict, task: str, forms, budgets, seeds) -> list[dict]:
     "budgets.csv rows: each form (published claim, claim, rule, statistic, methods, K) at the default phase and each of `budgets`."
@@ -353,7 +458,7 @@ def budget_rows(self: Comparison, recs: dict, task: str, forms, budgets, seeds) 
             for row in budget_table(claim, task, rule, stat, lambda b: self.samples(recs, task, ms, ks, seeds, b), budgets,
                                     self.phase_steps(recs, task), seed=self.main_seed, published_claim=published)]
 
-# %% ../nbs/95_compare.ipynb #d98326d8
+# %% ../nbs/95_compare.ipynb #7520cecf
 @patch
 def sweep_counts(self: Comparison, recs: dict, task: str, seed: int) -> dict:
     "{lambda: heads left open} of the sweeps seed `seed`'s Voita records at K chose from (the union over its K)."
@@ -370,7 +475,7 @@ def aim_row(self: Comparison, recs: dict, task: str, seeds) -> dict | None:
                 why="Voita's penalty sets no K: a K is reached only by searching lambda, whatever the grid shows",
                 seeds=len(per), budget=f"{self.phase_steps(recs, task)} steps")
 
-# %% ../nbs/95_compare.ipynb #68af3ca3
+# %% ../nbs/95_compare.ipynb #e4be4840
 def axes_row(n: int, width: float = 5, height: float = 3.2):
     "A row of `n` matplotlib axes (a figure per call)."
     import matplotlib.pyplot as plt
@@ -389,7 +494,7 @@ def draw_curves(ax, rows, task, methods, band=(), unpruned=None):
     if unpruned is not None: ax.axhline(unpruned, ls="--", c="grey", lw=0.8, label="unpruned")
     ax.set_xlabel("heads kept"); ax.legend(fontsize=7)
 
-# %% ../nbs/95_compare.ipynb #4979dc79
+# %% ../nbs/95_compare.ipynb #09fc204e
 def draw_layers(ax, rows, task):
     "Heads kept per attention kind and layer (rows) at each K (columns of `rows`: task, K, kind, layer, kept), as a grey map."
     cols = sorted({(r["kind"], r["layer"]) for r in rows if r["task"] == task})
@@ -413,7 +518,7 @@ def draw_speed(ax_speed, ax_size, rows, task, methods):
     ax_speed.set_ylabel("speed-up % (bars: 95%, timing pairs)"); ax_size.set_ylabel("size shrinkage % (exact)")
     for a in (ax_speed, ax_size): a.set_xlabel(f"{task} metric"); a.legend(fontsize=6)
 
-# %% ../nbs/95_compare.ipynb #9acdb479
+# %% ../nbs/95_compare.ipynb #6976aa00
 def figure(path, tasks, draw, width: float = 5, height: float = 3.2, per: int = 1):
     "Save a figure of one panel per task (`per` axes each): `draw(axes, task)` draws it; returns the path."
     fig, axes = axes_row(per * len(tasks), width, height)
@@ -429,13 +534,13 @@ def draw_dynamics(ax, rows, task):
         if pts: ax.plot(*zip(*pts), label="annealing" if anneal else "no annealing")
     ax.set_xlabel("step"); ax.set_ylabel("selected heads kept at the end"); ax.legend(fontsize=7)
 
-# %% ../nbs/95_compare.ipynb #79532d43
+# %% ../nbs/95_compare.ipynb #cb4dd693
 def beside_published(rows: list[dict], task: str, methods, published) -> list[dict]:
     "Our table of `task` (a row per K, a column per method: `store.pivot`) with the published values at the same K beside it (`published(K)`: its row or None)."
     return [dict(task=task, **row, **{f"published_{m}": (p[m] if (p := published(row["K"])) else None) for m in methods})
             for row in pivot(rows, task, list(methods), descending=True)]
 
-# %% ../nbs/95_compare.ipynb #c77dab35
+# %% ../nbs/95_compare.ipynb #e7a77b0a
 NAME = re.compile(r"(?P<method>[a-z_]+?)-K(?P<K>\d+)-seed(?P<seed>\d+)(?:-steps(?P<budget>\d+))?")
 
 def parse_name(name: str) -> dict:
@@ -444,7 +549,7 @@ def parse_name(name: str) -> dict:
     if m is None: raise ValueError(f"{name!r} is not a run's name (<method>-K<K>-seed<s>[-steps<b>]); move the file out of scores/")
     return dict(method=m["method"], K=int(m["K"]), seed=int(m["seed"]), budget=int(m["budget"]) if m["budget"] else None)
 
-# %% ../nbs/95_compare.ipynb #b6aa9b27
+# %% ../nbs/95_compare.ipynb #af674f7d
 def attach(folder, rec: RunRecord) -> Path:
     "Save `rec`'s JSON beside the scores already saved under its name (a committed `.npz` is kept as it is, not rewritten)."
     path = save_record(folder, replace(rec, scores=None))
@@ -456,18 +561,20 @@ def migrated(*files, npz=None) -> dict:
     "The provenance of a migrated record: the files it was read from, and who wrote its score file."
     return dict(migrated_from=[str(f) for f in files], score_file_made=sample_made(npz) if npz else None)
 
-# %% ../nbs/95_compare.ipynb #4bd7db93
-def _table_row(out: Path, task: str, method: str, K: int) -> tuple:
-    "(table3 row, mask) of the main seed's run, or (None, None)."
-    rows = [r for r in read_csv(out / "table3.csv") if (r["task"], r["method"], r["K"]) == (task, method, K)]
-    masks = [m for m in read_csv(out / "table3_masks.csv") if (m["task"], m["method"], m["K"]) == (task, method, K)]
+# %% ../nbs/95_compare.ipynb #7b593108
+TABLES = ("table3.csv", "table3_masks.csv")      # the main table and its masks (pass2023: table1.csv, table1_masks.csv)
+
+def _table_row(out: Path, task: str, method: str, K: int, tables=TABLES) -> tuple:
+    "(main table row, mask) of the main seed's run, or (None, None)."
+    rows = [r for r in read_csv(out / tables[0]) if (r["task"], r["method"], r["K"]) == (task, method, K)]
+    masks = [m for m in read_csv(out / tables[1]) if (m["task"], m["method"], m["K"]) == (task, method, K)]
     return (rows[0], str(masks[0]["kept"])) if rows and masks else (None, None)
 
 def default_steps(out: Path) -> dict:
     "{task: steps of the main seed's default phase}, from the budget column of `claims.csv` ('94 steps')."
     return {c["task"]: int(str(c["budget"]).split()[0]) for c in read_csv(out / "claims.csv") if str(c.get("budget", "")).endswith(" steps")}
 
-# %% ../nbs/95_compare.ipynb #f95b71ee
+# %% ../nbs/95_compare.ipynb #640dd94c
 def seed_sweeps(out: Path, main_seed: int) -> dict:
     "{(task, seed): [(lambda, heads open)]} of every Voita sweep kept as CSV (the main seed's: voita_sweep.csv)."
     got = {}
@@ -478,46 +585,47 @@ def seed_sweeps(out: Path, main_seed: int) -> dict:
         got[p.parent.name, s] = [(r["lam"], r["open_heads"]) for r in read_csv(p)]
     return got
 
-# %% ../nbs/95_compare.ipynb #7bee8d7c
-def migrate_scores(cmp: Comparison, out: Path, sweeps: dict) -> list[Path]:
-    "A record for every score file under `out/scores`: the main seed's default phase with its table row, mask and steps."
-    steps, made = default_steps(out), []
-    for npz in sorted(out.glob("scores/*/*.npz")):
-        task, n = npz.parent.name, parse_name(npz.stem)
-        key = replace(cmp.key(task, n["method"], n["K"], n["seed"], n["budget"]), base=sample_of(npz))
-        row, kept = _table_row(out, task, n["method"], n["K"]) if (n["seed"], n["budget"]) == (cmp.main_seed, None) else (None, None)
+# %% ../nbs/95_compare.ipynb #517b3dec
+def migrate_scores(cmp: Comparison, out: Path, sweeps: dict, tables=TABLES, joint=JOINT) -> list[Path]:
+    "A record for every score file under `out/scores` and every main table row: the main seed's default phase with its row, mask and (`joint` methods) steps."
+    steps, made, files = default_steps(out), [], {(p.parent.name, p.stem): p for p in out.glob("scores/*/*.npz")}
+    for r in read_csv(out / tables[0]): files.setdefault((r["task"], cmp.key(r["task"], r["method"], r["K"]).name), None)
+    for (task, name), npz in sorted(files.items()):
+        n = parse_name(name)
+        key = cmp.key(task, n["method"], n["K"], n["seed"], n["budget"])
+        row, kept = _table_row(out, task, n["method"], n["K"], tables) if (n["seed"], n["budget"]) == (cmp.main_seed, None) else (None, None)
         extra = {x: row[x] for x in TABLE_EXTRAS if row and row.get(x) not in (None, "")}
-        if row and n["method"] in JOINT and task in steps: extra["steps"] = steps[task]
+        if row and n["method"] in joint and task in steps: extra["steps"] = steps[task]
         if n["method"] == "voita" and (task, n["seed"]) in sweeps: extra["sweep"] = sweeps[task, n["seed"]]
-        rec = RunRecord(key, kept=[c == "1" for c in kept] if kept else None, metric=row["metric"] if row else None,
-                        timings=dict(seconds=row["seconds"]) if row else {}, extra=extra,
-                        provenance=migrated(*(["table3.csv", "table3_masks.csv"] if row else []), npz.name, npz=npz))
+        rec = RunRecord(replace(key, base=sample_of(npz)) if npz else key, kept=[c == "1" for c in kept] if kept else None,
+                        metric=row["metric"] if row else None, timings=dict(seconds=row["seconds"]) if row else {}, extra=extra,
+                        provenance=migrated(*(tables if row else []), *([npz.name] if npz else []), npz=npz))
         made.append(attach(cmp.folder, rec))
     return made
 
-# %% ../nbs/95_compare.ipynb #031614cf
+# %% ../nbs/95_compare.ipynb #97d41df8
 def migrate_sweeps(cmp: Comparison, sweeps: dict) -> list[Path]:
     "A record for every lambda run of every seed's sweep (its open-gate count)."
     return [save_record(cmp.folder, RunRecord(cmp.key(t, "voita", seed=s, lam=lam), extra=dict(open_heads=n),
                                               provenance=migrated("voita_sweep.csv" if s == cmp.main_seed else f"voita_sweep-seed{s}-stepsdefault.csv")))
             for (t, s), pairs in sweeps.items() for lam, n in pairs]
 
-def migrate_curves(cmp: Comparison, out: Path) -> list[Path]:
+def migrate_curves(cmp: Comparison, out: Path, tables=TABLES) -> list[Path]:
     "The main seed's Michel run per task: its stops, masks, metrics and seconds from the table."
-    rows, made = [r for r in read_csv(out / "table3.csv") if r["method"] == "michel"], []
+    rows, made = [r for r in read_csv(out / tables[0]) if r["method"] == "michel"], []
     for task in sorted({r["task"] for r in rows}):
-        at = [dict(K=r["K"], kept=_table_row(out, task, "michel", r["K"])[1], metric=r["metric"]) for r in rows if r["task"] == task]
+        at = [dict(K=r["K"], kept=_table_row(out, task, "michel", r["K"], tables)[1], metric=r["metric"]) for r in rows if r["task"] == task]
         made.append(save_record(cmp.folder, RunRecord(cmp.key(task, "michel_curve"), extra=dict(stops=at), provenance=migrated("table3.csv", "table3_masks.csv"),
                                                       timings=dict(seconds=next(r["seconds"] for r in rows if r["task"] == task)))))
     return made
 
-# %% ../nbs/95_compare.ipynb #ac5596ab
-def migrate_tables(cmp: Comparison, out: Path) -> list[Path]:
+# %% ../nbs/95_compare.ipynb #d5cd28c1
+def migrate_tables(cmp: Comparison, out: Path, tables=TABLES) -> list[Path]:
     "Records of the unpruned scores (`unpruned.csv`), the timings (`figure5.csv`) and the dynamics runs (`figure7.csv`)."
     made = [save_record(cmp.folder, RunRecord(cmp.key(r["task"], "unpruned"), metric=r["metric"], provenance=migrated("unpruned.csv")))
             for r in read_csv(out / "unpruned.csv")]
     for r in read_csv(out / "figure5.csv") if (out / "figure5.csv").exists() else []:
-        k, (_, kept) = cmp.key(r["task"], r["method"], r["K"]), _table_row(out, r["task"], r["method"], r["K"])
+        k, (_, kept) = cmp.key(r["task"], r["method"], r["K"]), _table_row(out, r["task"], r["method"], r["K"], tables)
         extra = {c: v for c, v in r.items() if c not in ("task", "method", "K", "metric", "kept")}
         made.append(save_record(cmp.folder, RunRecord(replace(k, method=f"speed_{k.method}"), kept=[c == "1" for c in kept],
                                                       extra=extra, provenance=migrated("figure5.csv", "table3_masks.csv"))))
@@ -528,7 +636,54 @@ def migrate_tables(cmp: Comparison, out: Path) -> list[Path]:
         made.append(save_record(cmp.folder, RunRecord(key, extra=dict(rows=rows), provenance=migrated("figure7.csv"))))
     return made
 
-def migrate(cmp: Comparison, out) -> list[Path]:
+def migrate(cmp: Comparison, out, tables=TABLES, joint=JOINT) -> list[Path]:
     "Records (in `cmp.folder`) of every run a results folder `out` written before records existed holds; returns their paths."
     out = Path(out); sweeps = seed_sweeps(out, cmp.main_seed)
-    return migrate_scores(cmp, out, sweeps) + migrate_sweeps(cmp, sweeps) + migrate_curves(cmp, out) + migrate_tables(cmp, out)
+    return (migrate_scores(cmp, out, sweeps, tables, joint) + migrate_sweeps(cmp, sweeps) + migrate_curves(cmp, out, tables)
+            + migrate_tables(cmp, out, tables))
+
+# %% ../nbs/95_compare.ipynb #9bae0687
+def amend(folder, key: RunKey, **fields) -> Path:
+    "Rewrite `key`'s record with `fields` replaced (its scores file kept as it is)."
+    return attach(folder, replace(load_record(folder, key), **fields))
+
+def _gates(row: dict) -> dict:
+    "The gate states of a CSV row ({} where it has none)."
+    return {c: row[c] for c in ("open", "closed", "undecided")} if row.get("open") not in (None, "") else {}
+
+# %% ../nbs/95_compare.ipynb #8a859dc2
+def migrate_pass_runs(cmp: Comparison, out: Path) -> list[Path]:
+    "Gate states and masks of every seed's runs (`runs-seed<s>.csv`; the main seed's default phase: `almost_sure.csv`) and when each main-table selection settled (`decided.csv`)."
+    made, main = [], {(r["task"], r["method"], r["K"]): r for r in read_csv(out / "almost_sure.csv")}
+    for p in sorted(out.glob("scores/*/runs-seed*.csv")):
+        s = int(p.stem.split("seed")[1])
+        for r in read_csv(p):
+            k = cmp.key(p.parent.name, r["method"], r["K"], s, None if r["steps"] == "default" else int(r["steps"]))
+            rec = load_record(cmp.folder, k)
+            if rec is None or (s == cmp.main_seed and k.budget is None): continue      # the main table's: from its files below
+            made.append(amend(cmp.folder, k, kept=[c == "1" for c in str(r["kept"])], gates=_gates(r),
+                              provenance=dict(rec.provenance, migrated_from=rec.provenance["migrated_from"] + [p.name])))
+    for (t, m, K), r in main.items(): made.append(amend(cmp.folder, cmp.key(t, m, K), gates=_gates(r)))
+    for r in read_csv(out / "decided.csv"):
+        k = cmp.key(r["task"], r["method"], r["K"])
+        made.append(amend(cmp.folder, k, extra=dict(load_record(cmp.folder, k).extra, decided={c: v for c, v in r.items() if c not in ("task", "method", "K")})))
+    return made
+
+# %% ../nbs/95_compare.ipynb #62a7818d
+def migrate_pass_timings(cmp: Comparison, out: Path) -> list[Path]:
+    "Attention timing records: the main seed's masks (`table2.csv`), the other seeds' at K (`speed-seed<s>.csv`) and the main seed's again (`speed-repeat.csv`)."
+    kept = {(m["task"], m["method"], m["K"]): str(m["kept"]) for m in read_csv(out / "table1_masks.csv")}
+    rows = [(r["task"], cmp.main_seed, "attention_", kept[r["task"], r["method"], r["K"]], r, "table2.csv") for r in read_csv(out / "table2.csv")]
+    for p in sorted(out.glob("scores/*/speed-*.csv")):
+        again = p.stem == "speed-repeat"
+        rows += [(p.parent.name, cmp.main_seed if again else int(p.stem.split("seed")[1]), "attention_again_" if again else "attention_",
+                  str(r["kept"]), r, p.name) for r in read_csv(p)]
+    return [save_record(cmp.folder, RunRecord(replace(cmp.key(t, r["method"], r["K"], s), method=kind + r["method"]), kept=[c == "1" for c in mask],
+                                              extra={c: v for c, v in r.items() if c not in ("task", "method", "K", "kept")}, provenance=migrated(f)))
+            for t, s, kind, mask, r, f in rows]
+
+def migrate_pass(cmp: Comparison, out) -> list[Path]:
+    "`migrate` of a pass2023 results folder, with its gate states, selections and attention timings."
+    out = Path(out)
+    return (migrate(cmp, out, ("table1.csv", "table1_masks.csv"), tuple(PHASES) + ("voita",)) + migrate_pass_runs(cmp, out)
+            + migrate_pass_timings(cmp, out))
