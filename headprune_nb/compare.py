@@ -25,14 +25,14 @@ from .runs import (RunKey, RunRecord, SeedRuns, Sample, load_record, save_record
 from .verdicts import Rule, evidence, claim_row, budget_table, seed_band, nth_best
 
 # %% auto #0
-__all__ = ['METHODS', 'JOINT', 'PIPELINED', 'PHASES', 'RECORDS_ONLY', 'RUNS', 'TABLE_EXTRAS', 'NAME', 'TABLES', 'head_layout',
-           'base_of', 'Baselines', 'Comparison', 'stops', 'run_name', 'gates_of', 'decided', 'run_phase',
+__all__ = ['METHODS', 'JOINT', 'PIPELINED', 'PHASES', 'RECORDS_ONLY', 'RUNS', 'TABLE_EXTRAS', 'NAME', 'TABLES', 'arch_model',
+           'head_layout', 'base_of', 'Baselines', 'Comparison', 'stops', 'run_name', 'gates_of', 'decided', 'run_phase',
            'run_michel_curve', 'run_michel', 'run_voita_lam', 'run_voita', 'run_speed', 'run_attention', 'run_dynamics',
            'run_unpruned', 'timing_keys', 'timed', 'run_comparison', 'metric_rows', 'mask_rows', 'write_table',
            'timing_rows', 'layer_rows', 'dynamics_rows', 'mean_gap', 'lead', 'group_gap', 'closeness', 'gate_rows',
            'decided_rows', 'attention_rows', 'timing_noise', 'sure_counts', 'most', 'axes_row', 'draw_curves',
-           'draw_layers', 'draw_speed', 'figure', 'draw_dynamics', 'beside_published', 'parse_name', 'attach',
-           'migrated', 'default_steps', 'seed_sweeps', 'migrate_scores', 'migrate_sweeps', 'migrate_curves',
+           'draw_tradeoff', 'draw_layers', 'draw_speed', 'figure', 'draw_dynamics', 'beside_published', 'parse_name',
+           'attach', 'migrated', 'default_steps', 'seed_sweeps', 'migrate_scores', 'migrate_sweeps', 'migrate_curves',
            'migrate_tables', 'migrate', 'amend', 'migrate_pass_runs', 'migrate_pass_timings', 'migrate_pass']
 
 # %% ../nbs/95_compare.ipynb #73568688
@@ -42,12 +42,15 @@ PHASES = {"pipelined_dsp": ("dsp", "dsp_pipe", False), "joint_dsp": ("dsp", "dsp
           "dsp": ("dsp", "dsp", True), "pass": ("pass", "pass", True), "passconc": ("passconc", "passconc", True),
           "lag": ("lag", "lag", True)}                                   # method: (pruner, run folder, model trains)
 
-# %% ../nbs/95_compare.ipynb #7059eb3b
-def head_layout(profile: str, task: str) -> HeadIndex:
-    "The head index of `task`'s model in `profile`, from its architecture alone (built on the meta device: no weights)."
+# %% ../nbs/95_compare.ipynb #e55136fc
+def arch_model(profile: str, task: str):
+    "`task`'s model architecture in `profile`, built on the meta device: its shape without weights (no memory, no training)."
     from headprune_nb.models import ARCHITECTURES
-    with torch.device("meta"): model = ARCHITECTURES[find_recipe(profile, task).model]()
-    return HeadIndex.from_model(model)
+    with torch.device("meta"): return ARCHITECTURES[find_recipe(profile, task).model]()
+
+def head_layout(profile: str, task: str) -> HeadIndex:
+    "The head index of `task`'s model in `profile`, from its architecture alone (`arch_model`)."
+    return HeadIndex.from_model(arch_model(profile, task))
 
 def base_of(profile: str, task: str, seed: int) -> str:
     "What seed `seed`'s runs of `task` start from, known without training: an imported baseline's checkpoint, else a digest of its recipe and seed."
@@ -374,8 +377,8 @@ def decided_rows(recs: dict, keys) -> list[dict]:
     return [dict(task=k.task, method=k.method, K=k.K, **recs[k].extra["decided"]) for k in keys if recs[k].extra.get("decided")]
 
 def attention_rows(recs: dict, keys) -> list[dict]:
-    "Each key's attention-layer timing (its `attention_<method>` record)."
-    return [dict(task=k.task, method=k.method, K=k.K, **recs[replace(k, method=f"attention_{k.method}")].extra) for k in keys]
+    "Each key's attention-layer timing (its `attention_<method>` record; a key not timed has no row)."
+    return [dict(task=k.task, method=k.method, K=k.K, **recs[t].extra) for k in keys if (t := replace(k, method=f"attention_{k.method}")) in recs]
 
 # %% ../nbs/95_compare.ipynb #39df6a81
 def timing_noise(recs: dict, task: str) -> tuple:
@@ -494,7 +497,20 @@ def draw_curves(ax, rows, task, methods, band=(), unpruned=None):
     if unpruned is not None: ax.axhline(unpruned, ls="--", c="grey", lw=0.8, label="unpruned")
     ax.set_xlabel("heads kept"); ax.legend(fontsize=7)
 
-# %% ../nbs/95_compare.ipynb #09fc204e
+# %% ../nbs/95_compare.ipynb #5e0e06cf
+def draw_tradeoff(ax, rows, speed, task, methods, band=(), unpruned=None):
+    "Attention speed-up (`speed` rows) against the metric (`rows`), per method and K; with `band` rows, the mean over seeds and its 95% interval as a horizontal bar."
+    sp = {(s["method"], s["K"]): s["speedup_pct"] for s in speed if s["task"] == task}
+    for m in methods:
+        pts = [(r["metric"], sp[m, r["K"]]) for r in rows if r["task"] == task and r["method"] == m and (m, r["K"]) in sp]
+        if not pts: continue
+        line, = ax.plot(*zip(*pts), "o", ms=4, label=m)
+        for b in (b for b in band if b["task"] == task and b["method"] == m and (m, b["K"]) in sp):
+            ax.errorbar(b["mean"], sp[m, b["K"]], xerr=[[b["mean"] - b["lo"]], [b["hi"] - b["mean"]]], fmt="|", color=line.get_color(),
+                        capsize=2, lw=0.8)
+    if unpruned is not None: ax.axvline(unpruned, ls="--", c="grey", lw=0.8)
+    ax.set_xlabel(f"{task} metric"); ax.set_ylabel("attention speed-up (%)"); ax.legend(fontsize=7)
+
 def draw_layers(ax, rows, task):
     "Heads kept per attention kind and layer (rows) at each K (columns of `rows`: task, K, kind, layer, kept), as a grey map."
     cols = sorted({(r["kind"], r["layer"]) for r in rows if r["task"] == task})
@@ -534,11 +550,11 @@ def draw_dynamics(ax, rows, task):
         if pts: ax.plot(*zip(*pts), label="annealing" if anneal else "no annealing")
     ax.set_xlabel("step"); ax.set_ylabel("selected heads kept at the end"); ax.legend(fontsize=7)
 
-# %% ../nbs/95_compare.ipynb #cb4dd693
-def beside_published(rows: list[dict], task: str, methods, published) -> list[dict]:
-    "Our table of `task` (a row per K, a column per method: `store.pivot`) with the published values at the same K beside it (`published(K)`: its row or None)."
-    return [dict(task=task, **row, **{f"published_{m}": (p[m] if (p := published(row["K"])) else None) for m in methods})
-            for row in pivot(rows, task, list(methods), descending=True)]
+# %% ../nbs/95_compare.ipynb #521f5805
+def beside_published(rows: list[dict], task: str, methods, published, col: str = "metric", descending: bool = True, **info) -> list[dict]:
+    "Our table of `task` (a row per K, a column per method of `col`: `store.pivot`), `info` after the task, with the published values at the same K beside it (`published(K)`: its row or None)."
+    return [dict(task=task, **info, **row, **{f"published_{m}": (p[m] if (p := published(row["K"])) else None) for m in methods})
+            for row in pivot(rows, task, list(methods), col, descending)]
 
 # %% ../nbs/95_compare.ipynb #e7a77b0a
 NAME = re.compile(r"(?P<method>[a-z_]+?)-K(?P<K>\d+)-seed(?P<seed>\d+)(?:-steps(?P<budget>\d+))?")
