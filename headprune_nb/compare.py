@@ -48,16 +48,18 @@ def arch_model(profile: str, task: str):
     from headprune_nb.models import ARCHITECTURES
     with torch.device("meta"): return ARCHITECTURES[find_recipe(profile, task).model]()
 
+# %% ../nbs/95_compare.ipynb #cc5b7668
 def head_layout(profile: str, task: str) -> HeadIndex:
     "The head index of `task`'s model in `profile`, from its architecture alone (`arch_model`)."
     return HeadIndex.from_model(arch_model(profile, task))
 
+# %% ../nbs/95_compare.ipynb #938b01a5
 def base_of(profile: str, task: str, seed: int) -> str:
     "What seed `seed`'s runs of `task` start from, known without training: an imported baseline's checkpoint, else a digest of its recipe and seed."
     origin = imported_origin(model_dir(profile, task, seed))
     return f"imported-{origin}" if origin else spec_digest(baseline_spec(find_recipe(profile, task), seed))
 
-# %% ../nbs/95_compare.ipynb #e874911e
+# %% ../nbs/95_compare.ipynb #1b8b4d9f
 class Baselines(dict):
     "The main seed's trained baselines by task, loaded (or trained: `recipes.trained`) on first use only."
     def __init__(self, profile: str, seed: int, device: str):
@@ -66,7 +68,7 @@ class Baselines(dict):
         self[task] = trained(self.profile, task, self.seed, self.device)
         return self[task]
 
-# %% ../nbs/95_compare.ipynb #564f4a97
+# %% ../nbs/95_compare.ipynb #7379a29c
 RECORDS_ONLY = "HEADPRUNE_RECORDS_ONLY"      # set to 1: no run is made; a missing record is an error naming it
 
 @dataclass
@@ -86,16 +88,18 @@ class Comparison:
         self.runs = SeedRuns(self.profile, self.device, self.main_seed, Baselines(self.profile, self.main_seed, self.device),
                              self.folder)
 
-# %% ../nbs/95_compare.ipynb #003feaba
+# %% ../nbs/95_compare.ipynb #84315719
 @patch
 def ks(self: Comparison, task: str) -> list:
     "The K values of `task`: `P['ks']`, one list per task (dsp2021) or one for every task (pass2023)."
     return list(self.P["ks"][task] if isinstance(self.P["ks"], dict) else self.P["ks"])
 
+# %% ../nbs/95_compare.ipynb #e55a73c9
 def stops(ks) -> str:
     "Michel's stops as a key's variant: `stops-48-36-...` (his masks at a K depend on every stop of the run)."
     return "stops-" + "-".join(str(k) for k in sorted(set(ks), reverse=True))
 
+# %% ../nbs/95_compare.ipynb #ee8e6c32
 @patch
 def key(self: Comparison, task: str, method: str, K=None, seed=None, budget=None, lam=None) -> RunKey:
     "The key of `method`'s run on `task` at K (or lambda), seed (default: the main one) and budget (None: the profile's phase)."
@@ -104,29 +108,31 @@ def key(self: Comparison, task: str, method: str, K=None, seed=None, budget=None
     variant = stops(self.ks(task)) if michel else None if method == "unpruned" else self.P["variant"]
     return RunKey(task, method, K, lam, s, None if michel else budget, variant, base_of(self.profile, task, s))
 
-# %% ../nbs/95_compare.ipynb #ea861caf
+# %% ../nbs/95_compare.ipynb #d8178259
 @patch
 def base(self: Comparison, key: RunKey):
     "The trained baseline `key`'s run starts from (loaded, or trained, now)."
     return self.runs.base(key.task, key.seed)
 
+# %% ../nbs/95_compare.ipynb #e757cdf7
 @patch
 def plan(self: Comparison, task: str, budget=None) -> tuple:
     "(training subset, epochs) of a pruning phase: the profile's (`P`), or one of about `budget` steps (`runs.phase_plan`)."
     return self.runs.phase(task, budget) if budget else (self.P["train_limit"][task], self.P["epochs"][task])
 
+# %% ../nbs/95_compare.ipynb #705cee4a
 @patch
 def scorer(self: Comparison, key: RunKey):
     "Per-example scorer of `key`'s baseline on the evaluation examples every seed shares (`runs.SeedRuns.scorer`)."
     return self.runs.scorer(key.task, key.seed, self.P["eval_limit"][key.task], self.P["beam"])
 
-# %% ../nbs/95_compare.ipynb #ab39783d
+# %% ../nbs/95_compare.ipynb #9986a85e
 def run_name(key: RunKey, anneal: bool = True) -> str:
     "A learned run's folder name: `<folder>/K<K>/<task>-seed<s>` (`PHASES`; `-noanneal` with tau held), Voita's `voita/<task>-lam<lam>-seed<s>`."
     if key.lam is not None: return f"voita/{key.task}-lam{key.lam:g}-seed{key.seed}"
     return f"{PHASES[key.method][1]}/K{key.K}{'' if anneal else '-noanneal'}/{key.task}-seed{key.seed}"
 
-# %% ../nbs/95_compare.ipynb #8b2387ed
+# %% ../nbs/95_compare.ipynb #9e4a0a1b
 @patch
 def phase(self: Comparison, key: RunKey, pruner: str, name: str, train_model: bool = True, **kw) -> tuple:
     "`key`'s pruning phase with `api.make_pruner(pruner, ...)` in run folder `name`: (model, pruner, {run, steps})."
@@ -138,12 +144,13 @@ def phase(self: Comparison, key: RunKey, pruner: str, name: str, train_model: bo
                            seed=key.seed, device=self.device, log_every=max(1, steps // 100))
     return model, pr, dict(run=str(run.relative_to(b.run_dir.parent)), steps=steps)
 
-# %% ../nbs/95_compare.ipynb #c621f025
+# %% ../nbs/95_compare.ipynb #202d6960
 def gates_of(pruner) -> dict:
     "End states of a pruner's Hard Concrete gates (open, closed, undecided), {} for one without."
     if not hasattr(pruner, "gate"): return {}
     return gate_states(pruner.gate.prob_closed().detach(), pruner.gate.prob_open().detach())
 
+# %% ../nbs/95_compare.ipynb #ecc36e18
 @patch
 def scored(self: Comparison, key: RunKey, model, keep, seconds: float, extra=None, gates=None) -> RunRecord:
     "The record of a run that kept the heads of `keep` (exactly K of them): the model scored per example with them alone."
@@ -152,7 +159,7 @@ def scored(self: Comparison, key: RunKey, model, keep, seconds: float, extra=Non
     return RunRecord(key, kept=[bool(x) for x in keep], metric=s.score(), scores=s, gates=gates or {},
                      timings=dict(seconds=round(seconds, 1)), extra=extra or {})
 
-# %% ../nbs/95_compare.ipynb #2b4d3204
+# %% ../nbs/95_compare.ipynb #c03d3017
 def decided(log: list[dict], final: str, steps: int) -> dict | None:
     "When a phase's K-selection settled (the logged step from which every selection is `final`) and how much of `final` its first selection held; None: no selection logged (Voita)."
     sel = [x for x in log if x.get("selected") not in (None, "")]
@@ -163,7 +170,23 @@ def decided(log: list[dict], final: str, steps: int) -> dict | None:
     return dict(phase_steps=steps, decided_at_step=at and at["step"], decided_share=at and round(at["step"] / steps, 3),
                 final_heads_selected_at_first_step=round(survival(picks[:1], final)[0], 3), lam_then=at.get("lam", "") if at else "")
 
-# %% ../nbs/95_compare.ipynb #e757b996
+# %% ../nbs/95_compare.ipynb #7eb0777c
+RUNS = {}        # method -> the function that makes its record; each run function below adds itself
+
+@patch
+def run(self: Comparison, key: RunKey) -> RunRecord:
+    "Make `key`'s record: the function of `RUNS` for its method (`speed_<method>`, `attention_...`, `dynamics_...`: by the prefix)."
+    fn = RUNS.get(key.method) or RUNS.get(key.method.split("_")[0])
+    if fn is None: raise ValueError(f"no run for method {key.method!r}; known: {', '.join(RUNS)} (and speed_<method>)")
+    return fn(self, key)
+
+# %% ../nbs/95_compare.ipynb #ebd0ee9a
+@patch
+def record(self: Comparison, key: RunKey) -> RunRecord:
+    "`key`'s record, made now (`run`) if missing and the comparison makes runs."
+    return run_grid([key], self.run if self.make else None, self.folder, progress=False)[key]
+
+# %% ../nbs/95_compare.ipynb #35f5f321
 def run_phase(cmp: Comparison, key: RunKey) -> RunRecord:
     "A learned method at K (`PHASES`): its phase, then its K heads scored; with when its selection settled (`decided`, from the run's log)."
     t0, (pruner, _, train_model) = time.time(), PHASES[key.method]
@@ -172,7 +195,9 @@ def run_phase(cmp: Comparison, key: RunKey) -> RunRecord:
     if log.exists() and (when := decided(read_csv(log), mask_str(keep), extra["steps"])): extra["decided"] = when
     return cmp.scored(key, model, keep, time.time() - t0, extra, gates_of(pr))
 
-# %% ../nbs/95_compare.ipynb #f8c62e6e
+RUNS.update(dict.fromkeys(PHASES, run_phase))
+
+# %% ../nbs/95_compare.ipynb #591212aa
 def run_michel_curve(cmp: Comparison, key: RunKey) -> RunRecord:
     "Michel's iterative pruning of seed `key.seed`'s baseline, stopping at every K of `key.variant`: the mask and metric at each stop."
     b, t0, P = cmp.base(key), time.time(), cmp.P
@@ -182,19 +207,18 @@ def run_michel_curve(cmp: Comparison, key: RunKey) -> RunRecord:
     at = [dict(K=c["heads_left"], kept=mask_str(m), metric=c["metric"]) for c, m in zip(res["curve"][1:], res["masks"][1:])]
     return RunRecord(key, timings=dict(seconds=round(time.time() - t0, 1)), extra=dict(stops=at))
 
+RUNS["michel_curve"] = run_michel_curve
+
+# %% ../nbs/95_compare.ipynb #fa5abc27
 def run_michel(cmp: Comparison, key: RunKey) -> RunRecord:
     "Michel at K: the mask of the seed's iterative run (`michel_curve`, made first if missing) at K, scored."
     curve = cmp.record(replace(key, method="michel_curve", K=None))
     at = next(x for x in curve.extra["stops"] if x["K"] == key.K)
     return cmp.scored(key, cmp.base(key).model, mask_of(at["kept"], len(at["kept"])), curve.timings["seconds"])
 
-# %% ../nbs/95_compare.ipynb #2f2fabe9
-@patch
-def record(self: Comparison, key: RunKey) -> RunRecord:
-    "`key`'s record, made now (`run`) if missing and the comparison makes runs."
-    return run_grid([key], self.run if self.make else None, self.folder, progress=False)[key]
+RUNS["michel"] = run_michel
 
-# %% ../nbs/95_compare.ipynb #c63aca81
+# %% ../nbs/95_compare.ipynb #e4d4ac2d
 def run_voita_lam(cmp: Comparison, key: RunKey) -> RunRecord:
     "Voita at one lambda: the phase, the heads left open and the gates' end states."
     t0 = time.time()
@@ -203,13 +227,14 @@ def run_voita_lam(cmp: Comparison, key: RunKey) -> RunRecord:
     return RunRecord(key, kept=[bool(x) for x in keep], gates=gates_of(pr), timings=dict(seconds=round(time.time() - t0, 1)),
                      extra=dict(extra, open_heads=int(keep.sum())))
 
+# %% ../nbs/95_compare.ipynb #1bcccc58
 @patch
 def sweep(self: Comparison, task: str, seed: int, budget=None) -> dict:
     "{lambda: heads left open} of seed `seed`'s Voita runs: the grid, widened until it brackets every K (`voita.aimed_sweep`)."
     n_open = lambda lam: self.record(self.key(task, "voita", seed=seed, budget=budget, lam=lam)).extra["open_heads"]
     return aimed_sweep(n_open, self.P["lambdas"][task], self.ks(task), max_widen=0 if dry_run() else MAX_WIDEN)
 
-# %% ../nbs/95_compare.ipynb #0cdf20f0
+# %% ../nbs/95_compare.ipynb #17f75b1f
 def run_voita(cmp: Comparison, key: RunKey) -> RunRecord:
     "Voita at K: the top K heads of the sweep's run whose open-gate count is nearest K (a key with `lam`: that lambda's run)."
     if key.lam is not None: return run_voita_lam(cmp, key)
@@ -220,7 +245,9 @@ def run_voita(cmp: Comparison, key: RunKey) -> RunRecord:
     return cmp.scored(key, model, pr.keep_mask(key.K), time.time() - t0,
                       dict(extra, lam=lam, open_heads=counts[lam], sweep=sorted(counts.items())), gates_of(pr))
 
-# %% ../nbs/95_compare.ipynb #38ea0dca
+RUNS["voita"] = run_voita
+
+# %% ../nbs/95_compare.ipynb #b6c1a8de
 def run_speed(cmp: Comparison, key: RunKey) -> RunRecord:
     "Speed-up (with its 95% interval over alternated timing pairs) and size shrinkage of the mask of `speed_<method>`'s method record."
     mask, b = cmp.record(replace(key, method=key.method.removeprefix("speed_"))).mask, cmp.base(key)
@@ -232,7 +259,9 @@ def run_speed(cmp: Comparison, key: RunKey) -> RunRecord:
                      speedup_pct_low=r0["speedup_pct_low"], speedup_pct_high=r0["speedup_pct_high"],
                      size_shrinkage_pct=res["size_shrinkage_pct"]))
 
-# %% ../nbs/95_compare.ipynb #17ba491e
+RUNS["speed"] = run_speed
+
+# %% ../nbs/95_compare.ipynb #70338e0f
 def run_attention(cmp: Comparison, key: RunKey) -> RunRecord:
     "PASS's Table 2: attention-layer and whole-model speed-up (%) of a mask (`attention_<method>`, or `attention_again_<method>`: timed once more) on the main seed's baseline, and the layers left with no head."
     at = replace(key, method=key.method.removeprefix("attention_").removeprefix("again_"))
@@ -246,6 +275,9 @@ def run_attention(cmp: Comparison, key: RunKey) -> RunRecord:
                      whole_model_speedup_pct=round(100 * r0["speedup"], 1),
                      layers_skipped=sum(int(mask[index.span(i)].sum()) == 0 for i in range(len(index.sites)))))
 
+RUNS["attention"] = run_attention
+
+# %% ../nbs/95_compare.ipynb #3753dbbf
 def run_dynamics(cmp: Comparison, key: RunKey) -> RunRecord:
     "Joint DSP at K, tau annealed (`dynamics_annealed`) or held: per logged step, the share of the selected heads kept at the end."
     anneal, at = key.method == "dynamics_annealed", replace(key, method="joint_dsp")
@@ -256,39 +288,35 @@ def run_dynamics(cmp: Comparison, key: RunKey) -> RunRecord:
     return RunRecord(key, kept=[c == "1" for c in final],
                      extra=dict(extra, rows=[dict(step=r["step"], tau=r["tau"], kept_share=v) for r, v in zip(sel, shares)]))
 
+RUNS["dynamics"] = run_dynamics
+
+# %% ../nbs/95_compare.ipynb #65e95405
 def run_unpruned(cmp: Comparison, key: RunKey) -> RunRecord:
     "The baseline with every head, scored per example."
     model = cmp.base(key).model
     return cmp.scored(key, model, torch.ones(HeadIndex.from_model(model).H, dtype=torch.bool), 0.0)
 
-# %% ../nbs/95_compare.ipynb #f31fbd78
-RUNS = {"unpruned": run_unpruned, "michel": run_michel, "michel_curve": run_michel_curve, "voita": run_voita,
-        "speed": run_speed, "attention": run_attention, "dynamics": run_dynamics, **dict.fromkeys(PHASES, run_phase)}
+RUNS["unpruned"] = run_unpruned
 
-@patch
-def run(self: Comparison, key: RunKey) -> RunRecord:
-    "Make `key`'s record: the function of `RUNS` for its method (`speed_<method>`, `dynamics_<...>`: by the prefix)."
-    fn = RUNS.get(key.method) or RUNS.get(key.method.split("_")[0])
-    if fn is None: raise ValueError(f"no run for method {key.method!r}; known: {', '.join(RUNS)} (and speed_<method>)")
-    return fn(self, key)
-
-# %% ../nbs/95_compare.ipynb #5111425a
+# %% ../nbs/95_compare.ipynb #f635ef7e
 @patch
 def grid(self: Comparison, task: str, methods, ks, seeds, budget=None) -> list[RunKey]:
     "The keys of every method of `methods` at every K of `ks` for each seed of `seeds` (a phase of `budget` steps, or the profile's)."
     return [self.key(task, m, K, s, budget) for s in seeds for m in methods for K in ks]
 
+# %% ../nbs/95_compare.ipynb #085f40f4
 def timing_keys(keys, kind: str = "speed_") -> list[RunKey]:
     "A `<kind><method>` key for each method key of `keys` (a mask to time: `speed_`, `attention_`, `attention_again_`)."
     return [replace(k, method=f"{kind}{k.method}") for k in keys]
 
+# %% ../nbs/95_compare.ipynb #6ca514d7
 def timed(method: str) -> str:
     "The method whose mask a timing key's method (`speed_...`, `attention_[again_]...`) times; `method` itself for any other."
     for p in ("speed_", "attention_again_", "attention_"):
         if method.startswith(p): return method.removeprefix(p)
     return method
 
-# %% ../nbs/95_compare.ipynb #c2e61c4c
+# %% ../nbs/95_compare.ipynb #0c5f5d0e
 def run_comparison(cmp: Comparison, keys, progress: bool = True) -> dict:
     "{key: record} of every key (`runs.run_grid` in `cmp.folder`, making only the missing ones); a timing of a changed mask is made anew."
     run = cmp.run if cmp.make else None
@@ -298,7 +326,7 @@ def run_comparison(cmp: Comparison, keys, progress: bool = True) -> dict:
     for k in stale: record_path(cmp.folder, k).unlink()
     return {**recs, **run_grid(stale, run, cmp.folder, progress=False)} if stale else recs
 
-# %% ../nbs/95_compare.ipynb #6fa57958
+# %% ../nbs/95_compare.ipynb #fa3f8ce8
 TABLE_EXTRAS = ("run", "lam", "open_heads")       # a method's extras that its table row shows
 
 def metric_rows(recs: dict, keys, order=METHODS, descending: bool = True) -> list[dict]:
@@ -307,11 +335,12 @@ def metric_rows(recs: dict, keys, order=METHODS, descending: bool = True) -> lis
                  **{x: recs[k].extra[x] for x in TABLE_EXTRAS if x in recs[k].extra}) for k in keys]
     return sorted(rows, key=lambda r: (r["task"], order.index(r["method"]), -r["K"] if descending else r["K"]))
 
+# %% ../nbs/95_compare.ipynb #60995f73
 def mask_rows(recs: dict, keys) -> list[dict]:
     "Each key's mask as a 0/1 string (`dsp.mask_str`), in the order of `keys`."
     return [dict(task=k.task, method=k.method, K=k.K, kept=mask_str(recs[k].kept)) for k in keys]
 
-# %% ../nbs/95_compare.ipynb #7d968f1b
+# %% ../nbs/95_compare.ipynb #e9c522ac
 def write_table(path, rows: list[dict], tasks) -> list[dict]:
     "Write `rows` (of `tasks`) with the rows of other tasks an earlier part left in `path`; a task's rows keep their place, a new task's come last."
     before = read_csv(path) if Path(path).exists() else []
@@ -320,67 +349,74 @@ def write_table(path, rows: list[dict], tasks) -> list[dict]:
     write_csv(path, rows)
     return rows
 
-# %% ../nbs/95_compare.ipynb #35df163c
+# %% ../nbs/95_compare.ipynb #de6fb83c
 def timing_rows(recs: dict, keys) -> list[dict]:
     "Figure 5: each key's metric beside its mask's timing (`speed_<method>` records)."
     return [dict(task=k.task, method=k.method, K=k.K, metric=recs[k].metric, **recs[replace(k, method=f"speed_{k.method}")].extra)
             for k in keys]
 
+# %% ../nbs/95_compare.ipynb #d7683b06
 def layer_rows(recs: dict, keys, index: HeadIndex) -> list[dict]:
     "Figure 6: heads kept per attention kind and layer of each key's mask (`index`: `head_layout`)."
     return [dict(task=k.task, K=k.K, kind=kind, layer=l + 1, kept=int(v)) for k in keys for kind in index.kinds
             for l, v in enumerate(as_matrix(index, recs[k].mask.float(), kind).sum(1))]
 
+# %% ../nbs/95_compare.ipynb #dcde60b0
 def dynamics_rows(recs: dict, keys) -> list[dict]:
     "Figure 7: the rows of each `dynamics_*` key (annealed or not), with its task and K."
     return [dict(task=k.task, K=k.K, annealing=k.method == "dynamics_annealed", **r) for k in keys for r in recs[k].extra["rows"]]
 
-# %% ../nbs/95_compare.ipynb #fe481b07
+# %% ../nbs/95_compare.ipynb #17cecf6c
 @patch
 def samples(self: Comparison, recs: dict, task: str, methods, ks, seeds, budget=None) -> list[dict]:
     "One {'method@K': Sample} per seed of `seeds`: what `verdicts.evidence` resamples."
     return [{f"{m}@{K}": recs[self.key(task, m, K, s, budget)].scores for m in methods for K in ks} for s in seeds]
 
+# %% ../nbs/95_compare.ipynb #790ed893
 @patch
 def band_rows(self: Comparison, recs: dict, task: str, pairs, seeds) -> list[dict]:
     "Figure bands: each (method, K) of `pairs`' metric averaged over `seeds` and its 95% interval (`verdicts.seed_band`)."
     return [dict(task=task, method=m, K=K, **seed_band([recs[self.key(task, m, K, s)].scores for s in seeds], self.main_seed))
             for m, K in sorted(pairs)]
 
-# %% ../nbs/95_compare.ipynb #91d58680
+# %% ../nbs/95_compare.ipynb #3ea248e7
 def mean_gap(a: str, b: str, ks):
     "Statistic: the mean over `ks` of (a - b)."
     return lambda m: sum(m[f"{a}@{K}"] - m[f"{b}@{K}"] for K in ks) / len(ks)
 
+# %% ../nbs/95_compare.ipynb #d4ef22c2
 def lead(leader: str, others, ks, need: int = 1):
     "Statistic: the `need`-th best over `ks` of (leader - the best of `others`): above 0 iff the leader leads at `need` of them."
     return lambda m: nth_best([m[f"{leader}@{K}"] - np.maximum.reduce([m[f"{o}@{K}"] for o in others]) for K in ks], need)
 
-# %% ../nbs/95_compare.ipynb #29450e42
+# %% ../nbs/95_compare.ipynb #ca7c78f6
 def group_gap(group, rivals, ks, need: int):
     "Statistic: the `need`-th best over `ks` of (the worst of `group` - the best of `rivals`)."
     return lambda m: nth_best([np.minimum.reduce([m[f"{g}@{K}"] for g in group]) - np.maximum.reduce([m[f"{r}@{K}"] for r in rivals])
                                for K in ks], need)
 
+# %% ../nbs/95_compare.ipynb #8b0708e3
 def closeness(group, ref: str, ks, need: int):
     "Statistic: the `need`-th smallest over `ks` of the largest |g - ref| over `group`."
     return lambda m: -nth_best([-np.maximum.reduce([abs(m[f"{g}@{K}"] - m[f"{ref}@{K}"]) for g in group]) for K in ks], need)
 
-# %% ../nbs/95_compare.ipynb #36cff3c3
+# %% ../nbs/95_compare.ipynb #2146494a
 def gate_rows(recs: dict, keys) -> list[dict]:
     "Each key's gate end states (keys whose pruner has Hard Concrete gates), with exactly K open and almost surely so (none undecided)."
     return [dict(task=k.task, method=k.method, K=k.K, **g, exactly_k_open=g["open"] == k.K, almost_sure=g["open"] == k.K and g["undecided"] == 0)
             for k in keys if (g := recs[k].gates)]
 
+# %% ../nbs/95_compare.ipynb #7c950cee
 def decided_rows(recs: dict, keys) -> list[dict]:
     "When each key's K-selection settled (`decided`), for the keys whose records say it."
     return [dict(task=k.task, method=k.method, K=k.K, **recs[k].extra["decided"]) for k in keys if recs[k].extra.get("decided")]
 
+# %% ../nbs/95_compare.ipynb #5c573e5b
 def attention_rows(recs: dict, keys) -> list[dict]:
     "Each key's attention-layer timing (its `attention_<method>` record; a key not timed has no row)."
     return [dict(task=k.task, method=k.method, K=k.K, **recs[t].extra) for k in keys if (t := replace(k, method=f"attention_{k.method}")) in recs]
 
-# %% ../nbs/95_compare.ipynb #39df6a81
+# %% ../nbs/95_compare.ipynb #e85386ec
 def timing_noise(recs: dict, task: str) -> tuple:
     "(points, masks): the largest difference between two timings of one mask among `task`'s `attention_*` records ((None, 0): none timed twice)."
     got = {}
@@ -389,12 +425,13 @@ def timing_noise(recs: dict, task: str) -> tuple:
     spreads = [max(v) - min(v) for v in got.values() if len(v) > 1]
     return (max(spreads), len(spreads)) if spreads else (None, 0)
 
+# %% ../nbs/95_compare.ipynb #6a711562
 @patch
 def existing(self: Comparison, keys) -> dict:
     "{key: record} of the keys of `keys` that have a record (nothing is made)."
     return {k: r for k in keys if (r := load_record(self.folder, k)) is not None}
 
-# %% ../nbs/95_compare.ipynb #2c7e2faf
+# %% ../nbs/95_compare.ipynb #6cddde07
 @patch
 def speed_vote(self: Comparison, recs: dict, task: str, seeds, K: int, fastest: str, methods) -> tuple:
     "(one vote per seed, what each showed): is `fastest`'s attention speed-up at K above every other method's by more than the timing noise? (None, why): a timing missing."
@@ -410,7 +447,7 @@ def speed_vote(self: Comparison, recs: dict, task: str, seeds, K: int, fastest: 
             "; ".join(f"seed {s}: {fastest.upper()} {sps[s][fastest]:.1f}% vs best other {sps[s][fastest] - g:.1f}% ({g:+.1f})" for s, g in gaps.items())
             + f"; timing noise {tol:.1f} points (largest difference of two timings of one mask, {n} masks)")
 
-# %% ../nbs/95_compare.ipynb #d3d289f4
+# %% ../nbs/95_compare.ipynb #168fa2b6
 @patch
 def sure_vote(self: Comparison, recs: dict, task: str, seeds, K: int) -> tuple:
     "(one vote per seed, what each showed): do the PASS and PASSCONC runs at K end with exactly K gates almost surely open, and the LAG run not?"
@@ -423,24 +460,26 @@ def sure_vote(self: Comparison, recs: dict, task: str, seeds, K: int) -> tuple:
         shown.append(f"seed {s}: " + ", ".join(f"{m} {v['open']} open/{v['undecided']} undecided" for m, v in g.items()))
     return holds, "; ".join(shown)
 
+# %% ../nbs/95_compare.ipynb #22c12dbd
 def sure_counts(rows: list[dict], task: str) -> str:
     "What the main seed's runs at every K left (`gate_rows`), as words."
     got = {m: [r for r in rows if r["task"] == task and r["method"] == m] for m in ("pass", "passconc", "lag")}
     n = lambda m: sum(str(r["almost_sure"]) == "True" for r in got[m])
     return "main seed, every K: almost surely K open " + ", ".join(f"{m.upper()} {n(m)}/{len(got[m])}" for m in got)
 
-# %% ../nbs/95_compare.ipynb #727689ec
+# %% ../nbs/95_compare.ipynb #870e007c
 def most(n: int) -> int:
     "'Most of n': more than half."
     return n // 2 + 1
 
+# %% ../nbs/95_compare.ipynb #c0bfaf99
 @patch
 def phase_steps(self: Comparison, recs: dict, task: str, methods=JOINT):
     "Optimizer steps of the main seed's default phase on `task`, as its joint runs' records say (None: none of them says it)."
     return next((r.extra["steps"] for k, r in recs.items() if k.task == task and k.seed == self.main_seed and k.budget is None
                  and k.method in methods and "steps" in r.extra), None)
 
-# %% ../nbs/95_compare.ipynb #b68d43f5
+# %% ../nbs/95_compare.ipynb #8140a005
 @patch
 def claim_rows(self: Comparison, recs: dict, task: str, stats: dict, published: dict, seeds) -> list[dict]:
     "A claims.csv row per published claim (`published`: check -> claim): decided where `stats` has its (rule, statistic, methods, K), else not checked."
@@ -453,7 +492,7 @@ def claim_rows(self: Comparison, recs: dict, task: str, stats: dict, published: 
         rows.append(claim_row(claim, task, rule, ev, budget=budget))
     return rows
 
-# %% ../nbs/95_compare.ipynb #1ec015d4
+# %% ../nbs/95_compare.ipynb #d3617df1
 @patch
 def budget_rows(self: Comparison, recs: dict, task: str, forms, budgets, seeds) -> list[dict]:
     "budgets.csv rows: each form (published claim, claim, rule, statistic, methods, K) at the default phase and each of `budgets`."
@@ -461,13 +500,14 @@ def budget_rows(self: Comparison, recs: dict, task: str, forms, budgets, seeds) 
             for row in budget_table(claim, task, rule, stat, lambda b: self.samples(recs, task, ms, ks, seeds, b), budgets,
                                     self.phase_steps(recs, task), seed=self.main_seed, published_claim=published)]
 
-# %% ../nbs/95_compare.ipynb #7520cecf
+# %% ../nbs/95_compare.ipynb #3798abd4
 @patch
 def sweep_counts(self: Comparison, recs: dict, task: str, seed: int) -> dict:
     "{lambda: heads left open} of the sweeps seed `seed`'s Voita records at K chose from (the union over its K)."
     return dict(sorted(kv for k, r in recs.items() if (k.task, k.method, k.seed, k.budget) == (task, "voita", seed, None)
                        and k.K is not None for kv in map(tuple, r.extra.get("sweep", []))))
 
+# %% ../nbs/95_compare.ipynb #574f97ea
 @patch
 def aim_row(self: Comparison, recs: dict, task: str, seeds) -> dict | None:
     "'Voita cannot be aimed at a chosen K': each seed's distinct open-gate counts over its lambda sweep, shown, not decided (None: no sweep)."
@@ -478,13 +518,14 @@ def aim_row(self: Comparison, recs: dict, task: str, seeds) -> dict | None:
                 why="Voita's penalty sets no K: a K is reached only by searching lambda, whatever the grid shows",
                 seeds=len(per), budget=f"{self.phase_steps(recs, task)} steps")
 
-# %% ../nbs/95_compare.ipynb #e4be4840
+# %% ../nbs/95_compare.ipynb #057a2584
 def axes_row(n: int, width: float = 5, height: float = 3.2):
     "A row of `n` matplotlib axes (a figure per call)."
     import matplotlib.pyplot as plt
     fig, axes = plt.subplots(1, n, figsize=(width * n, height), squeeze=False)
     return fig, axes[0]
 
+# %% ../nbs/95_compare.ipynb #937cdec4
 def draw_curves(ax, rows, task, methods, band=(), unpruned=None):
     "The metric against heads kept, one line per method of `methods`; with `band` rows, each point's mean over seeds and 95% interval as a bar."
     for i, m in enumerate(methods):
@@ -497,7 +538,7 @@ def draw_curves(ax, rows, task, methods, band=(), unpruned=None):
     if unpruned is not None: ax.axhline(unpruned, ls="--", c="grey", lw=0.8, label="unpruned")
     ax.set_xlabel("heads kept"); ax.legend(fontsize=7)
 
-# %% ../nbs/95_compare.ipynb #5e0e06cf
+# %% ../nbs/95_compare.ipynb #68ab9657
 def draw_tradeoff(ax, rows, speed, task, methods, band=(), unpruned=None):
     "Attention speed-up (`speed` rows) against the metric (`rows`), per method and K; with `band` rows, the mean over seeds and its 95% interval as a horizontal bar."
     sp = {(s["method"], s["K"]): s["speedup_pct"] for s in speed if s["task"] == task}
@@ -511,6 +552,7 @@ def draw_tradeoff(ax, rows, speed, task, methods, band=(), unpruned=None):
     if unpruned is not None: ax.axvline(unpruned, ls="--", c="grey", lw=0.8)
     ax.set_xlabel(f"{task} metric"); ax.set_ylabel("attention speed-up (%)"); ax.legend(fontsize=7)
 
+# %% ../nbs/95_compare.ipynb #1cbc512f
 def draw_layers(ax, rows, task):
     "Heads kept per attention kind and layer (rows) at each K (columns of `rows`: task, K, kind, layer, kept), as a grey map."
     cols = sorted({(r["kind"], r["layer"]) for r in rows if r["task"] == task})
@@ -520,6 +562,7 @@ def draw_layers(ax, rows, task):
     ax.set_yticks(range(len(Ks)), [str(k) for k in Ks]); ax.set_ylabel("K")
     ax.set_xticks(range(len(cols)), [f"{k[:3]}{l}" for k, l in cols], fontsize=6, rotation=90)
 
+# %% ../nbs/95_compare.ipynb #4fd175f1
 def draw_speed(ax_speed, ax_size, rows, task, methods):
     "Speed-up (bars: its 95% interval over timing pairs) and size shrinkage against the metric, per method."
     for m in methods:
@@ -534,7 +577,7 @@ def draw_speed(ax_speed, ax_size, rows, task, methods):
     ax_speed.set_ylabel("speed-up % (bars: 95%, timing pairs)"); ax_size.set_ylabel("size shrinkage % (exact)")
     for a in (ax_speed, ax_size): a.set_xlabel(f"{task} metric"); a.legend(fontsize=6)
 
-# %% ../nbs/95_compare.ipynb #6976aa00
+# %% ../nbs/95_compare.ipynb #83944595
 def figure(path, tasks, draw, width: float = 5, height: float = 3.2, per: int = 1):
     "Save a figure of one panel per task (`per` axes each): `draw(axes, task)` draws it; returns the path."
     fig, axes = axes_row(per * len(tasks), width, height)
@@ -543,6 +586,7 @@ def figure(path, tasks, draw, width: float = 5, height: float = 3.2, per: int = 
     import matplotlib.pyplot as plt; plt.close(fig)
     return path
 
+# %% ../nbs/95_compare.ipynb #452f0663
 def draw_dynamics(ax, rows, task):
     "The share of the selected heads kept at the end against the step, annealed and not (rows: task, annealing, step, kept_share)."
     for anneal in (True, False):
@@ -550,13 +594,13 @@ def draw_dynamics(ax, rows, task):
         if pts: ax.plot(*zip(*pts), label="annealing" if anneal else "no annealing")
     ax.set_xlabel("step"); ax.set_ylabel("selected heads kept at the end"); ax.legend(fontsize=7)
 
-# %% ../nbs/95_compare.ipynb #521f5805
+# %% ../nbs/95_compare.ipynb #b1ed45b2
 def beside_published(rows: list[dict], task: str, methods, published, col: str = "metric", descending: bool = True, **info) -> list[dict]:
     "Our table of `task` (a row per K, a column per method of `col`: `store.pivot`), `info` after the task, with the published values at the same K beside it (`published(K)`: its row or None)."
     return [dict(task=task, **info, **row, **{f"published_{m}": (p[m] if (p := published(row["K"])) else None) for m in methods})
             for row in pivot(rows, task, list(methods), col, descending)]
 
-# %% ../nbs/95_compare.ipynb #e7a77b0a
+# %% ../nbs/95_compare.ipynb #a710ba31
 NAME = re.compile(r"(?P<method>[a-z_]+?)-K(?P<K>\d+)-seed(?P<seed>\d+)(?:-steps(?P<budget>\d+))?")
 
 def parse_name(name: str) -> dict:
@@ -565,7 +609,7 @@ def parse_name(name: str) -> dict:
     if m is None: raise ValueError(f"{name!r} is not a run's name (<method>-K<K>-seed<s>[-steps<b>]); move the file out of scores/")
     return dict(method=m["method"], K=int(m["K"]), seed=int(m["seed"]), budget=int(m["budget"]) if m["budget"] else None)
 
-# %% ../nbs/95_compare.ipynb #af674f7d
+# %% ../nbs/95_compare.ipynb #4a02ee9a
 def attach(folder, rec: RunRecord) -> Path:
     "Save `rec`'s JSON beside the scores already saved under its name (a committed `.npz` is kept as it is, not rewritten)."
     path = save_record(folder, replace(rec, scores=None))
@@ -573,11 +617,12 @@ def attach(folder, rec: RunRecord) -> Path:
     write_json(path, dict(body, has_scores=path.with_suffix(".npz").exists()))
     return path
 
+# %% ../nbs/95_compare.ipynb #7b336654
 def migrated(*files, npz=None) -> dict:
     "The provenance of a migrated record: the files it was read from, and who wrote its score file."
     return dict(migrated_from=[str(f) for f in files], score_file_made=sample_made(npz) if npz else None)
 
-# %% ../nbs/95_compare.ipynb #7b593108
+# %% ../nbs/95_compare.ipynb #be2a12b7
 TABLES = ("table3.csv", "table3_masks.csv")      # the main table and its masks (pass2023: table1.csv, table1_masks.csv)
 
 def _table_row(out: Path, task: str, method: str, K: int, tables=TABLES) -> tuple:
@@ -586,11 +631,12 @@ def _table_row(out: Path, task: str, method: str, K: int, tables=TABLES) -> tupl
     masks = [m for m in read_csv(out / tables[1]) if (m["task"], m["method"], m["K"]) == (task, method, K)]
     return (rows[0], str(masks[0]["kept"])) if rows and masks else (None, None)
 
+# %% ../nbs/95_compare.ipynb #730421fa
 def default_steps(out: Path) -> dict:
     "{task: steps of the main seed's default phase}, from the budget column of `claims.csv` ('94 steps')."
     return {c["task"]: int(str(c["budget"]).split()[0]) for c in read_csv(out / "claims.csv") if str(c.get("budget", "")).endswith(" steps")}
 
-# %% ../nbs/95_compare.ipynb #640dd94c
+# %% ../nbs/95_compare.ipynb #710d3e1f
 def seed_sweeps(out: Path, main_seed: int) -> dict:
     "{(task, seed): [(lambda, heads open)]} of every Voita sweep kept as CSV (the main seed's: voita_sweep.csv)."
     got = {}
@@ -601,7 +647,7 @@ def seed_sweeps(out: Path, main_seed: int) -> dict:
         got[p.parent.name, s] = [(r["lam"], r["open_heads"]) for r in read_csv(p)]
     return got
 
-# %% ../nbs/95_compare.ipynb #517b3dec
+# %% ../nbs/95_compare.ipynb #7a39ca94
 def migrate_scores(cmp: Comparison, out: Path, sweeps: dict, tables=TABLES, joint=JOINT) -> list[Path]:
     "A record for every score file under `out/scores` and every main table row: the main seed's default phase with its row, mask and (`joint` methods) steps."
     steps, made, files = default_steps(out), [], {(p.parent.name, p.stem): p for p in out.glob("scores/*/*.npz")}
@@ -619,23 +665,24 @@ def migrate_scores(cmp: Comparison, out: Path, sweeps: dict, tables=TABLES, join
         made.append(attach(cmp.folder, rec))
     return made
 
-# %% ../nbs/95_compare.ipynb #97d41df8
+# %% ../nbs/95_compare.ipynb #d0808a28
 def migrate_sweeps(cmp: Comparison, sweeps: dict) -> list[Path]:
     "A record for every lambda run of every seed's sweep (its open-gate count)."
     return [save_record(cmp.folder, RunRecord(cmp.key(t, "voita", seed=s, lam=lam), extra=dict(open_heads=n),
                                               provenance=migrated("voita_sweep.csv" if s == cmp.main_seed else f"voita_sweep-seed{s}-stepsdefault.csv")))
             for (t, s), pairs in sweeps.items() for lam, n in pairs]
 
+# %% ../nbs/95_compare.ipynb #e3f5672e
 def migrate_curves(cmp: Comparison, out: Path, tables=TABLES) -> list[Path]:
     "The main seed's Michel run per task: its stops, masks, metrics and seconds from the table."
     rows, made = [r for r in read_csv(out / tables[0]) if r["method"] == "michel"], []
     for task in sorted({r["task"] for r in rows}):
         at = [dict(K=r["K"], kept=_table_row(out, task, "michel", r["K"], tables)[1], metric=r["metric"]) for r in rows if r["task"] == task]
-        made.append(save_record(cmp.folder, RunRecord(cmp.key(task, "michel_curve"), extra=dict(stops=at), provenance=migrated("table3.csv", "table3_masks.csv"),
+        made.append(save_record(cmp.folder, RunRecord(cmp.key(task, "michel_curve"), extra=dict(stops=at), provenance=migrated(*tables),
                                                       timings=dict(seconds=next(r["seconds"] for r in rows if r["task"] == task)))))
     return made
 
-# %% ../nbs/95_compare.ipynb #d5cd28c1
+# %% ../nbs/95_compare.ipynb #ef0bcb8f
 def migrate_tables(cmp: Comparison, out: Path, tables=TABLES) -> list[Path]:
     "Records of the unpruned scores (`unpruned.csv`), the timings (`figure5.csv`) and the dynamics runs (`figure7.csv`)."
     made = [save_record(cmp.folder, RunRecord(cmp.key(r["task"], "unpruned"), metric=r["metric"], provenance=migrated("unpruned.csv")))
@@ -644,7 +691,7 @@ def migrate_tables(cmp: Comparison, out: Path, tables=TABLES) -> list[Path]:
         k, (_, kept) = cmp.key(r["task"], r["method"], r["K"]), _table_row(out, r["task"], r["method"], r["K"], tables)
         extra = {c: v for c, v in r.items() if c not in ("task", "method", "K", "metric", "kept")}
         made.append(save_record(cmp.folder, RunRecord(replace(k, method=f"speed_{k.method}"), kept=[c == "1" for c in kept],
-                                                      extra=extra, provenance=migrated("figure5.csv", "table3_masks.csv"))))
+                                                      extra=extra, provenance=migrated("figure5.csv", tables[1]))))
     f7 = read_csv(out / "figure7.csv") if (out / "figure7.csv").exists() else []
     for task, K, a in dict.fromkeys((r["task"], r["K"], r["annealing"]) for r in f7):
         rows = [dict(step=r["step"], tau=r["tau"], kept_share=r["kept_share"]) for r in f7 if (r["task"], r["K"], r["annealing"]) == (task, K, a)]
@@ -652,22 +699,24 @@ def migrate_tables(cmp: Comparison, out: Path, tables=TABLES) -> list[Path]:
         made.append(save_record(cmp.folder, RunRecord(key, extra=dict(rows=rows), provenance=migrated("figure7.csv"))))
     return made
 
+# %% ../nbs/95_compare.ipynb #b088203b
 def migrate(cmp: Comparison, out, tables=TABLES, joint=JOINT) -> list[Path]:
     "Records (in `cmp.folder`) of every run a results folder `out` written before records existed holds; returns their paths."
     out = Path(out); sweeps = seed_sweeps(out, cmp.main_seed)
     return (migrate_scores(cmp, out, sweeps, tables, joint) + migrate_sweeps(cmp, sweeps) + migrate_curves(cmp, out, tables)
             + migrate_tables(cmp, out, tables))
 
-# %% ../nbs/95_compare.ipynb #9bae0687
+# %% ../nbs/95_compare.ipynb #53ab7678
 def amend(folder, key: RunKey, **fields) -> Path:
     "Rewrite `key`'s record with `fields` replaced (its scores file kept as it is)."
     return attach(folder, replace(load_record(folder, key), **fields))
 
+# %% ../nbs/95_compare.ipynb #ca255e65
 def _gates(row: dict) -> dict:
     "The gate states of a CSV row ({} where it has none)."
     return {c: row[c] for c in ("open", "closed", "undecided")} if row.get("open") not in (None, "") else {}
 
-# %% ../nbs/95_compare.ipynb #8a859dc2
+# %% ../nbs/95_compare.ipynb #905488e8
 def migrate_pass_runs(cmp: Comparison, out: Path) -> list[Path]:
     "Gate states and masks of every seed's runs (`runs-seed<s>.csv`; the main seed's default phase: `almost_sure.csv`) and when each main-table selection settled (`decided.csv`)."
     made, main = [], {(r["task"], r["method"], r["K"]): r for r in read_csv(out / "almost_sure.csv")}
@@ -685,7 +734,7 @@ def migrate_pass_runs(cmp: Comparison, out: Path) -> list[Path]:
         made.append(amend(cmp.folder, k, extra=dict(load_record(cmp.folder, k).extra, decided={c: v for c, v in r.items() if c not in ("task", "method", "K")})))
     return made
 
-# %% ../nbs/95_compare.ipynb #62a7818d
+# %% ../nbs/95_compare.ipynb #e6361d1d
 def migrate_pass_timings(cmp: Comparison, out: Path) -> list[Path]:
     "Attention timing records: the main seed's masks (`table2.csv`), the other seeds' at K (`speed-seed<s>.csv`) and the main seed's again (`speed-repeat.csv`)."
     kept = {(m["task"], m["method"], m["K"]): str(m["kept"]) for m in read_csv(out / "table1_masks.csv")}
@@ -698,6 +747,7 @@ def migrate_pass_timings(cmp: Comparison, out: Path) -> list[Path]:
                                               extra={c: v for c, v in r.items() if c not in ("task", "method", "K", "kept")}, provenance=migrated(f)))
             for t, s, kind, mask, r, f in rows]
 
+# %% ../nbs/95_compare.ipynb #f941d937
 def migrate_pass(cmp: Comparison, out) -> list[Path]:
     "`migrate` of a pass2023 results folder, with its gate states, selections and attention timings."
     out = Path(out)
