@@ -289,12 +289,13 @@ def test_pass2023_smoke_equal_k_speed_and_almost_sure(tmp_path, monkeypatch, smo
                                                                         for k in ("PASSCONC", "PASS end"))
     assert all(c["seeds"] == 2 and "per-seed check" in c["rule"] and "seed 1:" in c["ours"] and c["budget"] for c in votes)
     assert all("timing noise" in c["ours"] for c in votes if "speed-up" in c["claim"])    # the speed votes weigh the noise
+    record = lambda task, name: json.loads((out / "scores" / task / f"{name}.json").read_text())    # a run's record (nbs/95_compare)
     for task in ("synthetic_cls", "synthetic_mt"):                   # seed 1's runs at K=2 kept, with gate states, and timed
-        kept = read_csv(out / "scores" / task / "runs-seed1.csv")
-        assert {(r["method"], r["K"], r["steps"]) for r in kept} >= {(m, 2, "default") for m in methods}
-        assert all(str(r["kept"]).count("1") == 2 for r in kept if r["steps"] == "default")
-        assert {r["method"] for r in read_csv(out / "scores" / task / "speed-seed1.csv")} == methods
-        assert {r["method"] for r in read_csv(out / "scores" / task / "speed-repeat.csv")} == methods   # timed again: the noise
+        kept = {m: record(task, f"{m}-K2-seed1") for m in methods}
+        assert all(r["key"]["budget"] is None and sum(r["kept"]) == 2 for r in kept.values())
+        timed = lambda kind, s: {p.name.split("-K")[0].removeprefix(kind) for p in (out / "scores" / task).glob(f"{kind}*-K2-seed{s}.json")}
+        assert {m for m in timed("attention_", 1) if not m.startswith("again_")} == methods
+        assert timed("attention_again_", 0) == methods                 # timed again: the noise
     # the budget table: its budget form (PASS, DSP and LAG at K=2, the smoke K of the claim) on budget_tasks, at the default
     # phase (the main table's steps) and at 4 and 12 steps
     budget_rows = read_csv(out / "budgets.csv")
@@ -316,8 +317,9 @@ def test_pass2023_smoke_equal_k_speed_and_almost_sure(tmp_path, monkeypatch, smo
     again = run_experiment("pass2023", "smoke", out_dir=out, progress=False)   # resuming redoes nothing
     assert read_csv(again / "table1.csv") == rows
     assert [c for c in read_csv(again / "claims.csv") if c.get("lo") not in (None, "")] == best   # scores cached: same intervals
-    (out / "scores" / "synthetic_cls" / "runs-seed1.csv").unlink()     # scores cached before runs were noted: the runs are
-    again = run_experiment("pass2023", "smoke", out_dir=out, progress=False)   # reopened (not retrained), the same votes
+    for p in (out / "scores" / "synthetic_cls").glob("*-K2-seed1.json"):   # seed 1's run records lost, their scores kept: the runs
+        if not p.name.startswith("attention_"): p.unlink()
+    again = run_experiment("pass2023", "smoke", out_dir=out, progress=False)   # are reopened (not retrained), the same votes
     assert [c for c in read_csv(again / "claims.csv") if c.get("lo") in (None, "")] == votes
     assert read_csv(again / "budgets.csv") == budget_rows
     monkeypatch.setenv("HEADPRUNE_CACHE", str(tmp_path / "another-machine"))   # no run folder (nor K-selection log) here: the
