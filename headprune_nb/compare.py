@@ -203,7 +203,8 @@ def run_michel_curve(cmp: Comparison, key: RunKey) -> RunRecord:
     b, t0, P = cmp.base(key), time.time(), cmp.P
     metric = task_metric(b, "test" if b.is_translation else "eval", P["eval_limit"][key.task], cmp.main_seed, P["beam"])
     res = iterative_pruning(b.model, metric, task_batches(b, "train", P["importance_limit"], key.seed, 32),
-                            heads_left=[int(k) for k in key.variant.split("-")[1:]], progress=False)
+                            heads_left=[int(k) for k in key.variant.split("-")[1:]], progress=False,
+                            variant="paper")                   # DSP's re-run of Michel: eq. 2's importance, re-estimated
     at = [dict(K=c["heads_left"], kept=mask_str(m), metric=c["metric"]) for c, m in zip(res["curve"][1:], res["masks"][1:])]
     return RunRecord(key, timings=dict(seconds=round(time.time() - t0, 1)), extra=dict(stops=at))
 
