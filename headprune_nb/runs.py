@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import torch
 from tqdm.auto import tqdm
-from .store import write_json, utc_now, _git_commit, machine_info, cached_tensor
+from .store import write_json, utc_now, _git_commit, machine_info, cached_tensor, folder_lock
 
 # %% auto #0
 __all__ = ['SEEDS', 'BUDGETS', 'EXECUTORS', 'HEAD_SCANS', 'ngram_stats', 'bleu_from_stats', 'Sample', 'correct_per_example',
@@ -359,12 +359,26 @@ def _missing(folder, keys) -> str:
             "run the grid with its run function to make them")
 
 # %% ../nbs/17_runs.ipynb #7a0c001a
+_HELD: set = set()           # the records folders whose lock this process holds (a run may run a grid of its own in one)
+
 def run_grid(keys, run, folder, executor="local", progress: bool = True, desc: str = "runs") -> dict:
     "Every key's record (see above): read back from `folder`, or made by `run(key)` on `executor` and saved."
     keys = list(dict.fromkeys(keys))
     done = {k: r for k in keys if (r := load_record(folder, k)) is not None}
     todo = [k for k in keys if k not in done]
     if todo and run is None: raise FileNotFoundError(_missing(folder, todo))
+    if not todo: return {k: done[k] for k in keys}
+    held = str(Path(folder).resolve())
+    if held in _HELD: return _run_missing(keys, done, run, folder, executor, progress, desc)   # a grid inside a run of this one
+    with folder_lock(folder, wait=True):                 # one process makes records in a folder at a time; another waits,
+        _HELD.add(held)                                  # then makes only what is still missing
+        try: return _run_missing(keys, done, run, folder, executor, progress, desc)
+        finally: _HELD.discard(held)
+
+def _run_missing(keys, done, run, folder, executor, progress, desc) -> dict:
+    "run_grid's work under the folder's lock: the keys still without a record (another grid may have made some), made and saved."
+    done.update({k: r for k in keys if k not in done and (r := load_record(folder, k)) is not None})
+    todo = [k for k in keys if k not in done]
     ex = get_executor(executor) if isinstance(executor, str) else executor
     bar, failed = tqdm(total=len(keys), initial=len(done), desc=desc, disable=not progress or not todo), {}
     for key, rec, err in ex.map(run, todo):
