@@ -146,7 +146,7 @@ def registry_table(family: str = "cls") -> str:
 
 # %% ../nbs/20_api.ipynb #9a4c7e08
 def _build(entry: Method, index: HeadIndex, family: str, K, steps, seed: int = 0, schedule: str | None = None, **kw) -> HeadPruner:
-    "The entry's pruner, with no second check of K (the caller checked it); the entry's own options are taken out of `kw`."
+    "The entry's pruner (the caller checked K; the class's constructor checks its arguments, as it does for anyone); the entry's own options are taken out of `kw`."
     opts = dict(entry.options, **{k: kw.pop(k) for k in list(kw) if k in entry.options})
     if schedule is not None and "schedule" in entry.options: opts["schedule"] = schedule
     args, gate_lr = entry.args(entry.cls, entry.hp[family], K, steps, index.sites, **opts)
@@ -172,7 +172,7 @@ def prune_to_k(model: nn.Module, batches, K: int, method: str = "dsp", epochs: i
                progress: bool = True, variant: str = DEFAULT_VARIANT, **pruner_kw) -> tuple[nn.Module, torch.Tensor]:
     "Prune `model` to exactly `K` heads with `REGISTRY[method, variant]`, training on `batches` (labelled); returns (pruned model, keep-mask)."
     entry, index = method_entry(method, variant), HeadIndex.from_model(model)
-    K = check_k(K, index.H)                                   # the one check of K on this route
+    K = check_k(K, index.H)                                   # at the edge (the pruner's constructor checks its own arguments)
     get = batches if callable(batches) else (lambda epoch: batches)
     if not get(0): raise ValueError("prune_to_k: no batches; pass a list of labelled batches (dicts of tensors)")
     unlabelled = [i for i, b in enumerate(get(0)) if not isinstance(b, dict) or "labels" not in b]

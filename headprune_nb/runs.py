@@ -17,8 +17,8 @@ from .store import write_json, utc_now, _git_commit, machine_info, cached_tensor
 __all__ = ['SEEDS', 'BUDGETS', 'EXECUTORS', 'HEAD_SCANS', 'ngram_stats', 'bleu_from_stats', 'Sample', 'correct_per_example',
            'bleu_sample', 'task_scorer', 'score_masked', 'save_sample', 'load_sample', 'sample_of', 'sample_made',
            'cached_sample', 'phase_limit', 'phase_plan', 'baseline_of', 'recipe_index', 'SeedRuns', 'RunKey',
-           'RunRecord', 'record_path', 'save_record', 'load_record', 'read_records', 'GridFailed', 'LocalExecutor',
-           'get_executor', 'made_by', 'run_grid', 'head_scan_path', 'cached_head_scan']
+           'RunRecord', 'record_path', 'plain', 'save_record', 'load_record', 'read_records', 'GridFailed',
+           'LocalExecutor', 'get_executor', 'made_by', 'run_grid', 'head_scan_path', 'cached_head_scan']
 
 # %% ../nbs/17_runs.ipynb #10eded8e
 def ngram_stats(hyp: str, ref: str, order: int = 4) -> list[int]:
@@ -292,13 +292,22 @@ def record_path(folder, key: RunKey) -> Path:
     "Where `key`'s record lives: `<folder>/<task>/<name>.json` (its scores: the same name, `.npz`)."
     return Path(folder) / key.task / f"{key.name}.json"
 
-def save_record(folder, rec: RunRecord) -> Path:
-    "Write `rec` under `folder`: its scores first, the JSON last (a record on disk is whole)."
+def plain(x):
+    "`x` as JSON writes it back: numpy scalars and arrays and tensors as Python numbers and lists, containers walked."
+    if isinstance(x, dict): return {k: plain(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)): return [plain(v) for v in x]
+    if isinstance(x, torch.Tensor): return x.tolist()
+    if isinstance(x, np.ndarray): return x.tolist()
+    if isinstance(x, np.generic): return x.item()
+    return x
+
+def save_record(folder, rec: RunRecord, scores_there: bool = False) -> Path:
+    "Write `rec` under `folder`: its scores first (or, `scores_there`, the ones already beside it), the JSON last (a record on disk is whole)."
     path = record_path(folder, rec.key)
-    if rec.scores is not None: save_sample(path.with_suffix(".npz"), rec.scores, of=rec.key.base)
-    body = {k: v for k, v in asdict(rec).items() if k != "scores"}
+    if rec.scores is not None and not scores_there: save_sample(path.with_suffix(".npz"), rec.scores, of=rec.key.base)
+    body = plain({k: v for k, v in asdict(rec).items() if k != "scores"})
     if rec.kept is not None: body["kept"] = [bool(x) for x in rec.kept]
-    return write_json(path, dict(body, has_scores=rec.scores is not None))
+    return write_json(path, dict(body, has_scores=rec.scores is not None or scores_there))
 
 # %% ../nbs/17_runs.ipynb #7a0c0015
 def _read_json(path: Path) -> dict:
@@ -309,24 +318,30 @@ def _read_json(path: Path) -> dict:
                          "and run again to make the run anew")
     return body
 
+def _record(path: Path, body: dict) -> RunRecord:
+    "The record a JSON body read from `path` holds (its scores from the `.npz` beside it)."
+    body = dict(body); key = RunKey(**body.pop("key"))
+    scores = load_sample(path.with_suffix(".npz")) if body.pop("has_scores", False) else None
+    return RunRecord(key, scores=scores, **body)
+
 def load_record(folder, key: RunKey) -> RunRecord | None:
     "`key`'s record under `folder`, or None: none there, or one of another variant or baseline (said on stderr)."
     path = record_path(folder, key)
     if not path.exists(): return None
-    body = _read_json(path)
-    was = RunKey(**body.pop("key"))
-    if was != key:
-        print(f"{path}: a record of {was}, not of {key}: made anew", file=sys.stderr); return None
-    scores = load_sample(path.with_suffix(".npz")) if body.pop("has_scores", False) else None
-    return RunRecord(key, scores=scores, **body)
+    rec = _record(path, _read_json(path))
+    if rec.key != key:
+        print(f"{path}: a record of {rec.key}, not of {key}: made anew", file=sys.stderr); return None
+    return rec
 
 # %% ../nbs/17_runs.ipynb #7a0c0031
 def read_records(folder) -> list[RunRecord]:
-    "Every record under `folder` (`<task>/<name>.json`), sorted by task and name."
+    "Every record under `folder` (`<task>/<name>.json`), sorted by task and name; other JSON files there (a provenance) are not records."
     out = []
     for path in sorted(Path(folder).glob("*/*.json")):
-        body = _read_json(path)
-        out.append(load_record(folder, RunKey(**body["key"])))
+        try: body = json.loads(path.read_text())
+        except (ValueError, UnicodeDecodeError): body = None
+        if isinstance(body, dict) and "key" not in body: continue        # a JSON file that is no record
+        out.append(_record(path, _read_json(path)))                      # a damaged one stops with its name and the fix
     return out
 
 # %% ../nbs/17_runs.ipynb #7a0c0018
@@ -359,11 +374,20 @@ def _missing(folder, keys) -> str:
             "run the grid with its run function to make them")
 
 # %% ../nbs/17_runs.ipynb #7a0c001a
+def _one_file_each(folder, keys) -> None:
+    "Refuse a grid in which two keys would share a record file (keys that differ only in variant or base)."
+    seen = {}
+    for k in keys:
+        if (p := record_path(folder, k)) in seen: raise ValueError(f"two keys of one grid share the record {p}: {seen[p]} and {k}; "
+                                                                    "give them different tasks, methods, K, lambda, seeds or budgets")
+        seen[p] = k
+
 _HELD: set = set()           # the records folders whose lock this process holds (a run may run a grid of its own in one)
 
 def run_grid(keys, run, folder, executor="local", progress: bool = True, desc: str = "runs") -> dict:
     "Every key's record (see above): read back from `folder`, or made by `run(key)` on `executor` and saved."
     keys = list(dict.fromkeys(keys))
+    _one_file_each(folder, keys)
     done = {k: r for k in keys if (r := load_record(folder, k)) is not None}
     todo = [k for k in keys if k not in done]
     if todo and run is None: raise FileNotFoundError(_missing(folder, todo))
@@ -382,6 +406,7 @@ def _run_missing(keys, done, run, folder, executor, progress, desc) -> dict:
     ex = get_executor(executor) if isinstance(executor, str) else executor
     bar, failed = tqdm(total=len(keys), initial=len(done), desc=desc, disable=not progress or not todo), {}
     for key, rec, err in ex.map(run, todo):
+        if err is None and rec.key != key: err = ValueError(f"the run returned the record of {rec.key}")
         if err is None:
             rec.provenance = dict(made_by(), **rec.provenance); save_record(folder, rec); done[key] = rec
         else: failed[key] = err
