@@ -69,16 +69,17 @@ def test_killed_run_resumes_to_the_same_results(concurrent, headprune, baseline)
     assert not leftovers, leftovers
 
 def test_fresh_rerun_reuses_no_row_of_a_finished_run(concurrent, headprune):
-    "A finished run re-run resumes: its rows are kept. --fresh sets it aside in <folder>.previous and recomputes every row."
-    from headprune_nb.store import write_csv
+    "A finished run re-run resumes: its rows, made from its run records, are kept. --fresh sets it aside in <folder>.previous and recomputes every row."
+    import json
     d, *runs = concurrent
     lam = next(r[2] for r in runs if r[1][0] == 0)
     Z = d / "Z"; shutil.copytree(d / "X", Z, ignore=shutil.ignore_patterns(LOCK))
-    stale = read_csv(Z / "sweep.csv"); stale[0]["heads_kept"] = -1          # a row no run of today's code would write
-    write_csv(Z / "sweep.csv", stale)
+    (rec,) = (Z / "records" / "synthetic_cls").glob(f"voita-lam{lam:g}-seed0.json")   # the run's record: what its row is made of
+    body = json.loads(rec.read_text()); body["extra"]["heads_kept"] = -1     # a count no run of today's code would record
+    rec.write_text(json.dumps(body))
     code, _, err = finish(start(headprune, Z, f"[{lam}]", d / "cache"))
     assert code == 0, err[-2000:]
-    assert read_csv(Z / "sweep.csv")[0]["heads_kept"] == -1, "a plain re-run of a finished folder resumes from its rows"
+    assert read_csv(Z / "sweep.csv")[0]["heads_kept"] == -1, "a plain re-run of a finished folder resumes from its records"
     code, _, err = finish(start(headprune, Z, f"[{lam}]", d / "cache", "--fresh"))
     assert code == 0, err[-2000:]
     assert results(Z) == results(d / "X"), "--fresh reused a row of the finished run"
