@@ -9,12 +9,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 import numpy as np
 from fastcore.basics import patch
-from .store import read_csv
+from .store import read_csv, read_json, blank
+from .heads import ENC_DEC_KINDS, mask_str, mask_of, mask_list
 from .runs import RunKey, RunRecord, Sample, save_record, load_record, load_sample, sample_of, sample_made, baseline_of
 from .verdicts import NOTICEABLE, Rule, evidence, claim_row
 
 # %% auto #0
-__all__ = ['PRUNING_DEFAULTS', 'KINDS', 'FIGURE_TABLES', 'OLD_SCORE', 'ABLATION_DEFAULTS', 'SIG_LEVEL', 'OLD_ABLATION_SCORE',
+__all__ = ['PRUNING_DEFAULTS', 'FIGURE_TABLES', 'OLD_SCORE', 'ABLATION_DEFAULTS', 'SIG_LEVEL', 'OLD_ABLATION_SCORE',
            'SPEED_DEFAULTS', 'SPEED_SETUP', 'LI', 'PAIRED', 'OURS', 'ADDED_TO_TABLE4', 'settings', 'pruning_params',
            'variant_tag', 'curve_whats', 'curve_key', 'curve_keys', 'what_of', 'mask_digest', 'Masked', 'masked',
            'Baselines', 'PruningRuns', 'examples', 'by_what', 'steps', 'seed_masks', 'figure_rows', 'figure5_rows',
@@ -58,9 +59,6 @@ def pruning_params(profile: str, seed: int = 0, device=None, seeds=None, **given
     "michel2019_pruning's settings (`settings` with `PRUNING_DEFAULTS`)."
     return settings(PRUNING_DEFAULTS, ("eval_limit", "score_limit"), profile, seed, device, seeds, **given)
 
-# %% ../nbs/94_michel_exp.ipynb #bb56e6b7
-KINDS = ("enc_self", "cross", "dec_self")     # the Enc-Dec's attention kinds, in head order (`heads.HeadIndex.kinds`)
-
 # %% ../nbs/94_michel_exp.ipynb #a6cf3bc3
 def variant_tag(P: dict) -> str:
     "Michel's variant of a run's curves, as its key says it: `code` or `paper`, `+per_token` for the released code's importance."
@@ -73,7 +71,7 @@ def curve_whats(P: dict, task: str, main: bool) -> list[str]:
     whats = ["importance"] + (["one-head ablation"] if main and P["oracle"] else [])
     if task not in P["mt_tasks"]: return whats
     epochs = find_recipe(P["profile"], task).snapshot_epochs if P["dynamics"] else ()
-    return whats + [f"kind:{k}" for k in KINDS] + [f"epoch:{e}" for e in epochs]
+    return whats + [f"kind:{k}" for k in ENC_DEC_KINDS] + [f"epoch:{e}" for e in epochs]
 
 # %% ../nbs/94_michel_exp.ipynb #edf6254c
 def curve_key(P: dict, task: str, what: str, s: int) -> RunKey:
@@ -182,7 +180,7 @@ def curve(self: PruningRuns, key: RunKey) -> RunRecord:
                             progress=False, variant=P["variant"], per_token=P["per_token"], **self.order(key))
     prov = dict(profile=P["profile"], seed=key.seed, params=dict(task=key.task, baseline=str(t.run_dir), baseline_weights=t.weights,
                 baseline_of=key.base, importance_limit=P["importance_limit"], share=P["share"], variant=P["variant"], per_token=P["per_token"]))
-    return RunRecord(key, extra=dict(curve=res["curve"], masks=["".join("1" if k else "0" for k in m.tolist()) for m in res["masks"]]),
+    return RunRecord(key, extra=dict(curve=res["curve"], masks=[mask_str(m.tolist()) for m in res["masks"]]),
                      provenance=prov)
 
 # %% ../nbs/94_michel_exp.ipynb #13c55b50
@@ -215,12 +213,11 @@ def order(self: PruningRuns, key: RunKey) -> dict:
 def evaluate(self: PruningRuns, key: RunKey) -> RunRecord:
     "The per-example scores of the masked evaluation registered for `key`, on the examples every seed shares (drawn with the main seed)."
     from headprune_nb.runs import score_masked
-    from headprune_nb.dsp import mask_of
     j = self.jobs[key]
     model = self.model(j.task, j.seed, j.epoch)
     if model is None: raise FileNotFoundError(f"seed {j.seed}'s baseline of {j.task} has no snapshot of epoch {j.epoch}; retrain it")
     s = score_masked(model, self.scorer(j.task, j.seed, j.limit), mask_of(j.kept, len(j.kept)))
-    return RunRecord(key, kept=[c == "1" for c in j.kept], metric=s.score(), scores=s)
+    return RunRecord(key, kept=mask_list(j.kept), metric=s.score(), scores=s)
 
 # %% ../nbs/94_michel_exp.ipynb #3f434965
 def by_what(recs: dict) -> dict:
@@ -239,7 +236,7 @@ def seed_masks(curves: dict, task: str, s: int) -> list[dict]:
             if (t, s_) == (task, s) and w != "one-head ablation" for c in steps(r)]
 
 # %% ../nbs/94_michel_exp.ipynb #b9a10db9
-FIGURE_TABLES = {"figure3": ("order", ("importance", "one-head ablation")), "figure4": ("kind", KINDS)}
+FIGURE_TABLES = {"figure3": ("order", ("importance", "one-head ablation")), "figure4": ("kind", ENC_DEC_KINDS)}
 
 def figure_rows(curves: dict, P: dict, name: str) -> tuple[list[dict], list[dict]]:
     "(rows, masks) of figure 3 (by order) or 4 (by kind) from the main seed's curves of this run's tasks."
@@ -462,7 +459,7 @@ def old_curves(folder, name: str) -> dict:
     out = {}
     for r in rows:
         what = {"order": r[col], "kind": f"kind:{r[col]}", "epoch": f"epoch:{r[col]}"}[col]
-        kept = str(r["kept"] if name == "figure5" else masks[r["task"], r[col], r["removed"]]).zfill(H[r["task"]])
+        kept = mask_str(mask_list(r["kept"] if name == "figure5" else masks[r["task"], r[col], r["removed"]], H[r["task"]]))
         out.setdefault((r["task"], what), []).append(dict({k: r[k] for k in ("removed", "heads_left", "pruned", "metric")}, kept=kept))
     return out
 
@@ -471,20 +468,20 @@ def old_seed_masks(folder, task: str) -> dict:
     "{(seed, what): steps with masks} of the other seeds' `scores/<task>/masks-seed<s>.csv`, with the provenance beside each."
     out = {}
     for p in sorted((Path(folder) / "scores" / task).glob("masks-seed*.csv")):
-        s, prov = int(p.stem[10:]), json.loads(p.with_suffix(".json").read_text()) if p.with_suffix(".json").exists() else {}
+        s, prov = int(p.stem[10:]), read_json(p.with_suffix(".json"), {})
         rows = read_csv(p)
         H = max(len(str(m["kept"])) for m in rows)                  # the unpruned mask lost no leading zero
         for m in rows:
-            out.setdefault((s, m["what"]), [prov]).append(dict(removed=m["removed"], pruned=m["pruned"], kept=str(m["kept"]).zfill(H)))
+            out.setdefault((s, m["what"]), [prov]).append(dict(removed=m["removed"], pruned=m["pruned"], kept=mask_str(mask_list(m["kept"], H))))
     return out
 
 # %% ../nbs/94_michel_exp.ipynb #b551c0f4
 def _curve_record(key: RunKey, steps_: list[dict], prov: dict, source: str) -> RunRecord:
     "A curve record from old rows (masks padded to the unpruned mask's length; heads left counted)."
     H = len(steps_[0]["kept"])
-    curve = [dict(removed=s["removed"], heads_left=str(s["kept"]).zfill(H).count("1"), pruned=s["pruned"],
+    curve = [dict(removed=s["removed"], heads_left=sum(mask_list(s["kept"], H)), pruned=s["pruned"],
                   metric=s["metric"] if s.get("metric") is not None else float("nan")) for s in steps_]
-    return RunRecord(key, extra=dict(curve=curve, masks=[str(s["kept"]).zfill(H) for s in steps_]),
+    return RunRecord(key, extra=dict(curve=curve, masks=[mask_str(mask_list(s["kept"], H)) for s in steps_]),
                      provenance=dict(prov, migrated_from=source))
 
 # %% ../nbs/94_michel_exp.ipynb #33f84489
@@ -493,7 +490,7 @@ def migrate_curves(folder, P: dict) -> int:
     folder, recs = Path(folder), []
     for name in ("figure3", "figure4", "figure5"):
         for (task, what), st in old_curves(folder, name).items():
-            prov = json.loads(p.read_text()) if (p := folder / f"{task}_provenance.json").exists() else {}
+            prov = read_json(folder / f"{task}_provenance.json", {})
             recs.append(_curve_record(curve_key(P, task, what, P["seed"]), st, prov, f"{name}.csv"))
     for task in dict.fromkeys(r.key.task for r in recs):
         for (s, what), (prov, *st) in old_seed_masks(folder, task).items():
@@ -735,10 +732,6 @@ def heat_map(path, sig: list[dict], task: str) -> None:
     ax.legend(fontsize=6, loc="lower right")
     fig.suptitle("Table 1 analogue: score change when one head is masked"); fig.tight_layout(); fig.savefig(path, dpi=120); plt.close(fig)
 
-# %% ../nbs/94_michel_exp.ipynb #1091bf99
-def _task_prov(folder, task: str) -> dict:
-    return json.loads(p.read_text()) if (p := Path(folder) / f"{task}_provenance.json").exists() else {}
-
 # %% ../nbs/94_michel_exp.ipynb #120bd139
 def migrate_ablation_tables(folder, P: dict) -> int:
     "Scans records of an old michel2019_ablation folder's tables and chosen records of its `chosen-seed<s>.csv`; returns how many."
@@ -751,9 +744,9 @@ def migrate_ablation_tables(folder, P: dict) -> int:
         extra = dict(sites=[dict(kind=k, layer=l, heads=h) for (k, l), h in sites.items()], table1=rows,
                      best=[{k: v for k, v in r.items() if k != "task"} for r in best if r["task"] == task])
         save_record(folder / "scores", RunRecord(ablation_key(P, task, "scans", P["seed"]), metric=rows[0]["base"], extra=extra,
-                    provenance=dict(_task_prov(folder, task), migrated_from="table1.csv, tables_2_3_5_6.csv"))); n += 1
+                    provenance=dict(read_json(folder / f"{task}_provenance.json", {}), migrated_from="table1.csv, tables_2_3_5_6.csv"))); n += 1
         for p in sorted((folder / "scores" / task).glob("chosen-seed*.csv")):
-            prov = json.loads(p.with_suffix(".json").read_text()) if p.with_suffix(".json").exists() else {}
+            prov = read_json(p.with_suffix(".json"), {})
             save_record(folder / "scores", RunRecord(ablation_key(P, task, "chosen", int(p.stem[11:])), extra=dict(chosen=read_csv(p)),
                         provenance=dict(prov, migrated_from=f"scores/{task}/{p.name}"))); p.unlink(); n += 1
     return n
@@ -1077,7 +1070,7 @@ ADDED_TO_TABLE4 = ("heads", "heads_kept", "seq_len", "device", "attention_flop_s
 # %% ../nbs/94_michel_exp.ipynb #39535adf
 def _typed(row: dict) -> dict:
     "A timing row read back from CSV as it was measured: an empty cell None (a load not known), `competing` a bool."
-    row = {k: None if v == "" else v for k, v in row.items()}
+    row = {k: blank(v) for k, v in row.items()}
     return dict(row, competing={"True": True, "False": False}.get(row["competing"], row["competing"])) if "competing" in row else row
 
 # %% ../nbs/94_michel_exp.ipynb #e91fae14

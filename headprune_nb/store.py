@@ -11,8 +11,8 @@ import headprune_nb
 # %% auto #0
 __all__ = ['DRY_RUN_ENV', 'DRY_RUN_LOG', 'DRY_RUN_CAPS', 'LOCK', 'dry_run', 'dry_cap', 'dry_note', 'DryBatches', 'dry_batches',
            'dry_replay', 'dry_notes', 'umask_mode', 'write_atomic', 'write_csv', 'write_json', 'read_csv',
-           'other_tasks_rows', 'write_task_provenance', 'finish_provenance', 'put_row', 'cached_tensor', 'FolderBusy',
-           'folder_lock', 'machine_info', 'utc_now', 'provenance', 'markdown_table', 'pivot']
+           'other_tasks_rows', 'write_task_provenance', 'finish_provenance', 'put_row', 'cached_tensor', 'read_json',
+           'blank', 'FolderBusy', 'folder_lock', 'machine_info', 'utc_now', 'provenance', 'markdown_table', 'pivot']
 
 # %% ../nbs/00_store.ipynb #b308b129
 DRY_RUN_ENV, DRY_RUN_LOG = "HEADPRUNE_DRY_RUN", "dry_run.jsonl"
@@ -145,6 +145,16 @@ def cached_tensor(path, compute):
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent); os.close(fd)
     torch.save(value, tmp); umask_mode(tmp); os.replace(tmp, path)
     return value
+
+# %% ../nbs/00_store.ipynb #b1a2c3d1
+def read_json(path, default=None):
+    "The JSON at `path`, or `default` where there is no such file."
+    path = Path(path)
+    return json.loads(path.read_text()) if path.exists() else default
+
+def blank(v):
+    "A CSV cell read back: '' is None (a value not known)."
+    return None if v == "" else v
 
 # %% ../nbs/00_store.ipynb #726c36c8
 LOCK = ".headprune.lock"
