@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import torch
 from fastcore.basics import patch
-from .store import read_csv, write_csv, write_json, other_tasks_rows, pivot, dry_run
+from .store import read_csv, write_csv, write_json, other_tasks_rows, write_table, pivot, dry_run
 from .heads import HeadIndex, as_matrix, mask_str, mask_of, mask_list
 from .dsp import survival
 from .voita import nearest_k, aimed_sweep, MAX_WIDEN
@@ -22,18 +22,18 @@ from .bench import compare_pruned
 from .api import make_pruner
 from .runs import (RunKey, RunRecord, SeedRuns, Sample, load_record, save_record, record_path, run_grid,
                                score_masked, sample_of, sample_made, baseline_of, recipe_index)
-from .verdicts import Rule, evidence, claim_row, budget_table, seed_band, nth_best
+from .verdicts import Rule, evidence, claim_row, not_checked_row, budget_table, seed_band, nth_best
 
 # %% auto #0
 __all__ = ['METHODS', 'JOINT', 'PIPELINED', 'PHASES', 'RECORDS_ONLY', 'RUNS', 'TABLE_EXTRAS', 'NAME', 'TABLES', 'arch_model',
            'Baselines', 'Comparison', 'stops', 'run_name', 'gates_of', 'decided', 'run_phase', 'run_michel_curve',
            'run_michel', 'run_voita_lam', 'run_voita', 'run_speed', 'run_attention', 'run_dynamics', 'run_unpruned',
-           'timing_keys', 'timed', 'run_comparison', 'metric_rows', 'mask_rows', 'write_table', 'timing_rows',
-           'layer_rows', 'dynamics_rows', 'mean_gap', 'lead', 'group_gap', 'closeness', 'gate_rows', 'decided_rows',
-           'attention_rows', 'timing_noise', 'sure_counts', 'most', 'axes_row', 'draw_curves', 'draw_tradeoff',
-           'draw_layers', 'draw_speed', 'figure', 'draw_dynamics', 'beside_published', 'parse_name', 'attach',
-           'migrated', 'default_steps', 'seed_sweeps', 'migrate_scores', 'migrate_sweeps', 'migrate_curves',
-           'migrate_tables', 'migrate', 'amend', 'migrate_pass_runs', 'migrate_pass_timings', 'migrate_pass']
+           'timing_keys', 'timed', 'run_comparison', 'metric_rows', 'mask_rows', 'timing_rows', 'layer_rows',
+           'dynamics_rows', 'mean_gap', 'lead', 'group_gap', 'closeness', 'gate_rows', 'decided_rows', 'attention_rows',
+           'timing_noise', 'sure_counts', 'most', 'axes_row', 'draw_curves', 'draw_tradeoff', 'draw_layers',
+           'draw_speed', 'figure', 'draw_dynamics', 'beside_published', 'parse_name', 'attach', 'migrated',
+           'default_steps', 'seed_sweeps', 'migrate_scores', 'migrate_sweeps', 'migrate_curves', 'migrate_tables',
+           'migrate', 'amend', 'migrate_pass_runs', 'migrate_pass_timings', 'migrate_pass']
 
 # %% ../nbs/95_compare.ipynb #73568688
 METHODS = ("michel", "pipelined_dsp", "voita", "ste", "joint_dsp")      # Li et al. (2021), Table 3
@@ -330,15 +330,6 @@ def mask_rows(recs: dict, keys) -> list[dict]:
     "Each key's mask as a 0/1 string (`dsp.mask_str`), in the order of `keys`."
     return [dict(task=k.task, method=k.method, K=k.K, kept=mask_str(recs[k].kept)) for k in keys]
 
-# %% ../nbs/95_compare.ipynb #e9c522ac
-def write_table(path, rows: list[dict], tasks) -> list[dict]:
-    "Write `rows` (of `tasks`) with the rows of other tasks an earlier part left in `path`; a task's rows keep their place, a new task's come last."
-    before = read_csv(path) if Path(path).exists() else []
-    place = list(dict.fromkeys([r["task"] for r in before] + [r["task"] for r in rows]))
-    rows = sorted([r for r in before if r["task"] not in tasks] + list(rows), key=lambda r: place.index(r["task"]))
-    write_csv(path, rows)
-    return rows
-
 # %% ../nbs/95_compare.ipynb #de6fb83c
 def timing_rows(recs: dict, keys) -> list[dict]:
     "Figure 5: each key's metric beside its mask's timing (`speed_<method>` records)."
@@ -476,7 +467,7 @@ def claim_rows(self: Comparison, recs: dict, task: str, stats: dict, published: 
     rows, budget = [], f"{self.phase_steps(recs, task)} steps"
     for kind, claim in published.items():
         if kind not in stats:
-            rows.append(dict(claim=claim, task=task, ours="methods missing or no K in range", verdict="not checked")); continue
+            rows.append(not_checked_row(claim, task, "methods missing or no K in range")); continue
         rule, stat, ms, ks = stats[kind]
         ev = evidence(self.samples(recs, task, ms, ks, seeds), stat, seed=self.main_seed)
         rows.append(claim_row(claim, task, rule, ev, budget=budget))

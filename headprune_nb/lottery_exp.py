@@ -12,7 +12,7 @@ import numpy as np
 from .runs import RunKey, RunRecord, run_grid, load_sample, save_record
 from .store import read_csv, read_json, write_json, blank, dry_run, dry_note
 from .heads import ENC_DEC_KINDS
-from .verdicts import NOISE, NOTICEABLE, Rule, evidence, claim_row, vote_row
+from .verdicts import NOISE, NOTICEABLE, Rule, evidence, claim_row, not_checked_row, NOT_CHECKED, vote_row
 
 # %% auto #0
 __all__ = ['DEFAULTS', 'TRAINING', 'RECORDS', 'VOTE', 'CHECKS', 'INTERVALS', 'PROPERTY', 'RUN_FIELDS', 'METHODS', 'settings',
@@ -327,7 +327,7 @@ def claim_row_of(c: dict, main: SeedRecords, seeds: list, judged, task: str) -> 
     "One claims.csv row for the published claim `c`: an interval, 'not checked', or one vote per seed."
     ours, verdict = CHECKS[c["our_check"]](main, judged)
     if row := interval_row(c, main, seeds, judged, task, ours): return row
-    if verdict == "not checked": return dict(claim=c["claim"], task=task, ours=ours, verdict=verdict)
+    if verdict == NOT_CHECKED: return not_checked_row(c["claim"], task, ours)
     others = [s for s in seeds if s is not main]
     theirs = [CHECKS[c["our_check"]](s, judged) for s in others]
     seen = (f"seed {main.seed}: " if others else "") + ours + "".join(f"; seed {s.seed}: {o}" for s, (o, _) in zip(others, theirs))

@@ -12,23 +12,23 @@ from fastcore.basics import patch
 from .store import read_csv, read_json, blank
 from .heads import ENC_DEC_KINDS, mask_str, mask_of, mask_list
 from .runs import RunKey, RunRecord, Sample, save_record, load_record, load_sample, sample_of, sample_made, baseline_of
-from .verdicts import NOTICEABLE, Rule, evidence, claim_row
+from .verdicts import NOTICEABLE, Rule, evidence, claim_row, not_checked_row
 
 # %% auto #0
 __all__ = ['PRUNING_DEFAULTS', 'FIGURE_TABLES', 'OLD_SCORE', 'ABLATION_DEFAULTS', 'SIG_LEVEL', 'OLD_ABLATION_SCORE',
            'SPEED_DEFAULTS', 'SPEED_SETUP', 'LI', 'PAIRED', 'OURS', 'ADDED_TO_TABLE4', 'settings', 'pruning_params',
            'variant_tag', 'curve_whats', 'curve_key', 'curve_keys', 'what_of', 'mask_digest', 'Masked', 'masked',
            'Baselines', 'PruningRuns', 'examples', 'by_what', 'steps', 'seed_masks', 'figure_rows', 'figure5_rows',
-           'in_file_order', 'band_jobs', 'band_rows', 'band_gap', 'ClaimPlan', 'not_checked', 'plan_row',
-           'harmless_plan', 'cross_plan', 'late_plan', 'claim_plans', 'plan_jobs', 'draw', 'draw_lines', 'figure3',
-           'figure4', 'figure5', 'baseline_dirs', 'masking_budget', 'old_curves', 'old_seed_masks', 'migrate_curves',
-           'migrate_scores', 'migrate_pruning', 'ablation_params', 'ablation_examples', 'ablation_key', 'ablation_mask',
-           'AblationRuns', 'ablation_grid', 'ablation_tables', 'chosen_heads', 'claim_runs', 'ablation_claims',
-           'significance_rows', 'is_sig', 'share_within', 'published_summary', 'our_summary', 'heat_map',
-           'migrate_ablation_tables', 'migrate_ablation', 'speed_params', 'speed_key', 'figure4_keys', 'plain',
-           'SpeedRuns', 'n_heads', 'op_times', 'table4_rows', 'flop_share_line', 'published_side', 'figure4_summary',
-           'timed', 'point_check', 'exact', 'smallest_rise', 'michel_says', 'table4_claims', 'li_says',
-           'figure4_claims', 'speed_figure', 'speed_provenance', 'migrate_speed']
+           'band_jobs', 'band_rows', 'band_gap', 'ClaimPlan', 'plan_row', 'harmless_plan', 'cross_plan', 'late_plan',
+           'claim_plans', 'plan_jobs', 'draw', 'draw_lines', 'figure3', 'figure4', 'figure5', 'baseline_dirs',
+           'masking_budget', 'old_curves', 'old_seed_masks', 'migrate_curves', 'migrate_scores', 'migrate_pruning',
+           'ablation_params', 'ablation_examples', 'ablation_key', 'ablation_mask', 'AblationRuns', 'ablation_grid',
+           'ablation_tables', 'chosen_heads', 'claim_runs', 'ablation_claims', 'significance_rows', 'is_sig',
+           'share_within', 'published_summary', 'our_summary', 'heat_map', 'migrate_ablation_tables',
+           'migrate_ablation', 'speed_params', 'speed_key', 'figure4_keys', 'plain', 'SpeedRuns', 'n_heads', 'op_times',
+           'table4_rows', 'flop_share_line', 'published_side', 'figure4_summary', 'timed', 'point_check', 'exact',
+           'smallest_rise', 'michel_says', 'table4_claims', 'li_says', 'figure4_claims', 'speed_figure',
+           'speed_provenance', 'migrate_speed']
 
 # %% ../nbs/94_michel_exp.ipynb #58b2b339
 PRUNING_DEFAULTS = {
@@ -261,13 +261,6 @@ def figure5_rows(curves: dict, P: dict) -> list[dict]:
                       **{k: c[k] for k in ("removed", "heads_left", "pruned", "metric", "kept")}) for c in steps(rec) if c["pruned"] < 0.95]
     return rows
 
-# %% ../nbs/94_michel_exp.ipynb #dd12fd7f
-def in_file_order(path, rows: list[dict], tasks) -> list[dict]:
-    "The rows of the CSV at `path` whose task is not in `tasks` (a run of other tasks keeps them) and `rows`, tasks in the file's order (new ones last)."
-    old = read_csv(path) if Path(path).exists() else []
-    order = list(dict.fromkeys([r["task"] for r in old] + [r["task"] for r in rows]))
-    return sorted([r for r in old if r["task"] not in tasks] + rows, key=lambda r: order.index(r["task"]))
-
 # %% ../nbs/94_michel_exp.ipynb #fbb240f3
 def band_jobs(P: dict, figs: dict) -> dict:
     "{(figure, task, key, removed): {name: Masked}}: what each point of figures 3, 4, 5 (`figs`: name -> mask rows) is scored from, on the curve's examples."
@@ -311,11 +304,6 @@ class ClaimPlan:
     stat: object
     extra: dict = field(default_factory=dict)
 
-# %% ../nbs/94_michel_exp.ipynb #bc383995
-def not_checked(c: dict, task: str, why: str) -> dict:
-    "The row of published claim `c` that this run cannot check, and why."
-    return dict(claim=c["claim"], paper_value=c["value"], task=task, ours=why, verdict="not checked")
-
 # %% ../nbs/94_michel_exp.ipynb #0b7dece7
 def plan_row(plan, samples: dict, budget: str, seed: int = 0) -> dict:
     "A claims.csv row: the plan decided on `samples` ({Masked: Sample}); a row (not checked) as it is."
@@ -328,7 +316,7 @@ def harmless_plan(c: dict, task: str, P: dict, masks: dict):
     "'Without noticeable impact' up to the paper's share: the worst change (pruned - unpruned) over the importance steps up to it, above -NOTICEABLE."
     H, lim = len(masks[P["seed"]][0]["kept"]), P["score_limit"].get(task)
     upto = {s: [m for m in ms if m["what"] == "importance" and 0 < m["removed"] <= H * c["value"] / 100 + 1e-9] for s, ms in masks.items()}
-    if not (u := upto[P["seed"]]): return not_checked(c, task, "no step up to that share")
+    if not (u := upto[P["seed"]]): return not_checked_row(c["claim"], task, "no step up to that share", paper_value=c["value"])
     runs = [{"unpruned": masked(task, s, "importance", "1" * H, lim),
              **{f"r{m['removed']}": masked(task, s, "importance", m["kept"], lim) for m in ms}} for s, ms in upto.items()]
     stat = lambda x: np.minimum.reduce([x[f"r{m['removed']}"] - x["unpruned"] for m in u])
@@ -343,7 +331,8 @@ def cross_plan(c: dict, task: str, P: dict, masks: dict):
         at = {}
         for m in ms:
             if m["what"].startswith("kind:") and m["pruned"] > c["value"] / 100 + 1e-9: at.setdefault(m["what"][5:], m)
-        if "cross" not in at or len(at) < 2: return not_checked(c, task, "no cross attention, or its masks not saved (rerun the task)")
+        if "cross" not in at or len(at) < 2: return not_checked_row(c["claim"], task, "no cross attention, or its masks not saved (rerun the task)",
+                                                                   paper_value=c["value"])
         runs.append({k: masked(task, s, m["what"], m["kept"], lim) for k, m in at.items()})
     stat = lambda x: np.minimum.reduce([v for k, v in x.items() if k != "cross"]) - x["cross"]
     rule = Rule(f"smallest other kind's metric - cross attention's, each at its first step beyond {c['value']:g}% pruned", ">", 0.0)
@@ -357,7 +346,8 @@ def late_plan(c: dict, task: str, P: dict, masks: dict, dyn: list[dict]):
     runs, lim = [], P["score_limit"].get(task)
     for s, ms in masks.items():                      # each snapshot, unpruned and at 40% pruned, on the same sentences
         at40 = {e: near40(ms, f"epoch:{e}", "what") for e in (first, last)}
-        if None in at40.values(): return not_checked(c, task, f"seed {s}'s baseline has no snapshots of epochs {first} and {last} (retrain it)")
+        if None in at40.values(): return not_checked_row(c["claim"], task, f"seed {s}'s baseline has no snapshots of epochs {first} and {last} (retrain it)",
+                                                          paper_value=c["value"])
         runs.append({f"{k}{e}": masked(task, s, "", kept, lim, e) for e, m in at40.items()
                      for k, kept in (("unpruned", "1" * len(m["kept"])), ("pruned", m["kept"]))})
     rel = lambda x, e: x[f"pruned{e}"] / np.maximum(x[f"unpruned{e}"], 1e-9)
