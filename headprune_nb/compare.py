@@ -27,13 +27,13 @@ from .verdicts import Rule, evidence, claim_row, not_checked_row, budget_table, 
 # %% auto #0
 __all__ = ['METHODS', 'JOINT', 'PIPELINED', 'PHASES', 'RECORDS_ONLY', 'RUNS', 'TABLE_EXTRAS', 'NAME', 'TABLES', 'arch_model',
            'Baselines', 'Comparison', 'stops', 'run_name', 'gates_of', 'decided', 'run_phase', 'run_michel_curve',
-           'run_michel', 'run_voita_lam', 'run_voita', 'run_speed', 'run_attention', 'run_dynamics', 'run_unpruned',
-           'timing_keys', 'timed', 'run_comparison', 'metric_rows', 'mask_rows', 'timing_rows', 'layer_rows',
-           'dynamics_rows', 'mean_gap', 'lead', 'group_gap', 'closeness', 'gate_rows', 'decided_rows', 'attention_rows',
-           'timing_noise', 'sure_counts', 'most', 'axes_row', 'draw_curves', 'draw_tradeoff', 'draw_layers',
-           'draw_speed', 'figure', 'draw_dynamics', 'beside_published', 'parse_name', 'attach', 'migrated',
-           'default_steps', 'seed_sweeps', 'migrate_scores', 'migrate_sweeps', 'migrate_curves', 'migrate_tables',
-           'migrate', 'amend', 'migrate_pass_runs', 'migrate_pass_timings', 'migrate_pass']
+           'run_michel', 'run_voita_lam', 'run_voita', 'load_of', 'run_speed', 'run_attention', 'run_dynamics',
+           'run_unpruned', 'timing_keys', 'timed', 'run_comparison', 'metric_rows', 'mask_rows', 'timing_rows',
+           'layer_rows', 'dynamics_rows', 'mean_gap', 'lead', 'group_gap', 'closeness', 'gate_rows', 'decided_rows',
+           'attention_rows', 'timing_noise', 'sure_counts', 'most', 'axes_row', 'draw_curves', 'draw_tradeoff',
+           'draw_layers', 'draw_speed', 'figure', 'draw_dynamics', 'beside_published', 'parse_name', 'attach',
+           'migrated', 'default_steps', 'seed_sweeps', 'migrate_scores', 'migrate_sweeps', 'migrate_curves',
+           'migrate_tables', 'migrate', 'amend', 'migrate_pass_runs', 'migrate_pass_timings', 'migrate_pass']
 
 # %% ../nbs/95_compare.ipynb #73568688
 METHODS = ("michel", "pipelined_dsp", "voita", "ste", "joint_dsp")      # Li et al. (2021), Table 3
@@ -238,6 +238,10 @@ def run_voita(cmp: Comparison, key: RunKey) -> RunRecord:
 RUNS["voita"] = run_voita
 
 # %% ../nbs/95_compare.ipynb #b6c1a8de
+def load_of(row: dict) -> dict:
+    "What a `bench.compare_pruned` row says of the load it was timed under: whether other work competed for the cores, and why its rounds stopped early (None: they did not)."
+    return dict(stopped=row.get("stopped"), competing=row.get("competing"))
+
 def run_speed(cmp: Comparison, key: RunKey) -> RunRecord:
     "Speed-up (with its 95% interval over alternated timing pairs) and size shrinkage of the mask of `speed_<method>`'s method record."
     mask, b = cmp.record(replace(key, method=key.method.removeprefix("speed_"))).mask, cmp.base(key)
@@ -247,7 +251,7 @@ def run_speed(cmp: Comparison, key: RunKey) -> RunRecord:
     r0 = res["rows"][0]
     return RunRecord(key, kept=mask.tolist(), extra=dict(speedup_pct=r0["speedup_pct_paired"], speedup_pct_of_medians=r0["speedup_pct"],
                      speedup_pct_low=r0["speedup_pct_low"], speedup_pct_high=r0["speedup_pct_high"],
-                     size_shrinkage_pct=res["size_shrinkage_pct"]))
+                     size_shrinkage_pct=res["size_shrinkage_pct"]), timings=load_of(r0))
 
 RUNS["speed"] = run_speed
 
@@ -263,7 +267,7 @@ def run_attention(cmp: Comparison, key: RunKey) -> RunRecord:
     r0 = res["rows"][0]
     return RunRecord(key, kept=mask.tolist(), extra=dict(speedup_pct=round(10000 / r0["attention_time_pct"], 1),
                      whole_model_speedup_pct=round(100 * r0["speedup"], 1),
-                     layers_skipped=sum(int(mask[index.span(i)].sum()) == 0 for i in range(len(index.sites)))))
+                     layers_skipped=sum(int(mask[index.span(i)].sum()) == 0 for i in range(len(index.sites)))), timings=load_of(r0))
 
 RUNS["attention"] = run_attention
 
