@@ -21,10 +21,10 @@ __all__ = ['PRUNING_DEFAULTS', 'FIGURE_TABLES', 'OLD_SCORE', 'ABLATION_DEFAULTS'
            'Baselines', 'PruningRuns', 'examples', 'by_what', 'steps', 'seed_masks', 'figure_rows', 'figure5_rows',
            'band_jobs', 'band_rows', 'band_gap', 'ClaimPlan', 'plan_row', 'harmless_plan', 'cross_plan', 'late_plan',
            'claim_plans', 'plan_jobs', 'draw', 'draw_lines', 'figure3', 'figure4', 'figure5', 'baseline_dirs',
-           'masking_budget', 'old_curves', 'old_seed_masks', 'migrate_curves', 'migrate_scores', 'migrate_pruning',
-           'ablation_params', 'ablation_examples', 'ablation_key', 'ablation_mask', 'AblationRuns', 'ablation_grid',
-           'ablation_tables', 'chosen_heads', 'claim_runs', 'ablation_claims', 'significance_rows', 'is_sig',
-           'share_within', 'published_summary', 'our_summary', 'heat_map', 'migrate_ablation_tables',
+           'masking_budget', 'old_curves', 'old_seed_masks', 'migrate_curves', 'migrate_score_files', 'migrate_scores',
+           'migrate_pruning', 'ablation_params', 'ablation_examples', 'ablation_key', 'ablation_mask', 'AblationRuns',
+           'ablation_grid', 'ablation_tables', 'chosen_heads', 'claim_runs', 'ablation_claims', 'significance_rows',
+           'is_sig', 'share_within', 'published_summary', 'our_summary', 'heat_map', 'migrate_ablation_tables',
            'migrate_ablation', 'speed_params', 'speed_key', 'figure4_keys', 'plain', 'SpeedRuns', 'n_heads', 'op_times',
            'table4_rows', 'flop_share_line', 'published_side', 'figure4_summary', 'timed', 'point_check', 'exact',
            'smallest_rise', 'michel_says', 'table4_claims', 'li_says', 'figure4_claims', 'speed_figure',
@@ -175,7 +175,7 @@ def curve(self: PruningRuns, key: RunKey) -> RunRecord:
     from headprune_nb.recipes import task_batches
     P, what, t = self.P, what_of(key), self.base(key.task, key.seed)
     model = self.model(key.task, key.seed, int(what[6:]) if what.startswith("epoch:") else None)
-    if model is None: return RunRecord(key, extra=dict(missing=f"no snapshot {what} in {t.run_dir} (retrain the baseline)"))
+    if model is None: raise FileNotFoundError(f"seed {key.seed}'s baseline of {key.task} has no snapshot {what} in {t.run_dir}; retrain it")
     res = iterative_pruning(model, self.metric(key), task_batches(t, "train", P["importance_limit"], key.seed), share=P["share"],
                             progress=False, variant=P["variant"], per_token=P["per_token"], **self.order(key))
     prov = dict(profile=P["profile"], seed=key.seed, params=dict(task=key.task, baseline=str(t.run_dir), baseline_weights=t.weights,
@@ -221,7 +221,7 @@ def evaluate(self: PruningRuns, key: RunKey) -> RunRecord:
 
 # %% ../nbs/94_michel_exp.ipynb #3f434965
 def by_what(recs: dict) -> dict:
-    "{(task, seed, what): curve record} of a grid's curve records (one that found no snapshot left out)."
+    "{(task, seed, what): curve record} of a grid's curve records (a record an older version made without its snapshot, marked `missing`, left out)."
     return {(k.task, k.seed, what_of(k)): r for k, r in recs.items() if "missing" not in r.extra}
 
 # %% ../nbs/94_michel_exp.ipynb #c7a73470
@@ -488,20 +488,27 @@ def migrate_curves(folder, P: dict) -> int:
     for r in recs: save_record(folder / "scores", r)
     return len(recs)
 
+# %% ../nbs/94_michel_exp.ipynb #e8a7b6c1
+def migrate_score_files(folder, key_of, unlink: bool = False) -> int:
+    "A record for each old score file `scores/<task>/*.npz` that `key_of(path)` gives a key for (None: not one to migrate), its provenance kept; `unlink`: the file removed. Returns how many."
+    n = 0
+    for p in sorted((Path(folder) / "scores").glob("*/*.npz")):
+        if (key := key_of(p)) is None: continue
+        s = load_sample(p)
+        save_record(Path(folder) / "scores", RunRecord(key, metric=s.score(), scores=s,
+                    provenance=dict(sample_made(p) or {}, migrated_from=f"scores/{p.parent.name}/{p.name}")))
+        if unlink: p.unlink()
+        n += 1
+    return n
+
 # %% ../nbs/94_michel_exp.ipynb #04cb778d
 OLD_SCORE = re.compile(r"(?P<label>.+)-(?P<digest>[0-9a-f]{8})-seed(?P<seed>\d+)-n(?P<n>\w+)$")
 
 def migrate_scores(folder) -> int:
     "Move each old score file `scores/<task>/<label>-<digest>-seed<s>-n<limit>.npz` to its masked evaluation's record; returns how many."
-    n = 0
-    for p in sorted((Path(folder) / "scores").glob("*/*.npz")):
-        if not (m := OLD_SCORE.match(p.stem)): continue
-        key = RunKey(p.parent.name, f"{m['label']}-{m['digest']}-n{m['n']}", seed=int(m["seed"]), base=sample_of(p))
-        s = load_sample(p)
-        save_record(Path(folder) / "scores", RunRecord(key, metric=s.score(), scores=s,
-                    provenance=dict(sample_made(p) or {}, migrated_from=f"scores/{p.parent.name}/{p.name}")))
-        p.unlink(); n += 1
-    return n
+    def key_of(p):
+        if m := OLD_SCORE.match(p.stem): return RunKey(p.parent.name, f"{m['label']}-{m['digest']}-n{m['n']}", seed=int(m["seed"]), base=sample_of(p))
+    return migrate_score_files(folder, key_of, unlink=True)
 
 # %% ../nbs/94_michel_exp.ipynb #9c3efdf2
 def migrate_pruning(folder, P: dict) -> int:
@@ -746,13 +753,8 @@ OLD_ABLATION_SCORE = re.compile(r"(unmasked|mask-head\d+|one-head-site\d+-head\d
 
 def migrate_ablation(folder, P: dict) -> int:
     "Records of an old michel2019_ablation folder (see above): tables and choices, then a record beside each score file. Returns how many."
-    n = migrate_ablation_tables(folder, P)
-    for p in sorted((Path(folder) / "scores").glob("*/*.npz")):
-        if not (m := OLD_ABLATION_SCORE.fullmatch(p.stem)): continue
-        s, key = load_sample(p), ablation_key(P, p.parent.name, m[1], int(m[2]))
-        save_record(Path(folder) / "scores", RunRecord(key, metric=s.score(), scores=s,
-                    provenance=dict(sample_made(p) or {}, migrated_from=f"scores/{p.parent.name}/{p.name}"))); n += 1
-    return n
+    key_of = lambda p: ablation_key(P, p.parent.name, m[1], int(m[2])) if (m := OLD_ABLATION_SCORE.fullmatch(p.stem)) else None
+    return migrate_ablation_tables(folder, P) + migrate_score_files(folder, key_of)
 
 # %% ../nbs/94_michel_exp.ipynb #6f3645bb
 SPEED_DEFAULTS = {
