@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import torch
 from fastcore.basics import patch
-from .store import read_csv, write_csv, write_json, other_tasks_rows, write_table, pivot, dry_run
+from .store import read_csv, write_csv, write_json, write_table, pivot, dry_run
 from .heads import HeadIndex, as_matrix, mask_str, mask_of, mask_list
 from .dsp import survival
 from .voita import nearest_k, aimed_sweep, MAX_WIDEN
