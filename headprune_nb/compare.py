@@ -15,8 +15,7 @@ from .heads import HeadIndex, as_matrix, mask_str, mask_of, mask_list
 from .dsp import survival
 from .voita import nearest_k, aimed_sweep, MAX_WIDEN
 from .almost_sure import gate_states
-from .recipes import (trained, find_recipe, task_batches, task_metric, joint_run, joint_steps, spec_digest,
-                                  baseline_spec, model_dir, imported_origin)
+from .recipes import (trained, find_recipe, task_batches, task_metric, joint_run, joint_steps)
 from .michel import iterative_pruning
 from .bench import compare_pruned
 from .api import make_pruner
