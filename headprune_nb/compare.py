@@ -10,29 +10,28 @@ from pathlib import Path
 import numpy as np
 import torch
 from fastcore.basics import patch
-from .store import read_csv, write_csv, write_json, other_tasks_rows, pivot, dry_run
-from .heads import HeadIndex, as_matrix
-from .dsp import mask_str, mask_of, survival
+from .store import read_csv, write_csv, write_json, write_table, pivot, dry_run
+from .heads import HeadIndex, as_matrix, mask_str, mask_of, mask_list
+from .dsp import survival
 from .voita import nearest_k, aimed_sweep, MAX_WIDEN
 from .almost_sure import gate_states
-from .recipes import (trained, find_recipe, task_batches, task_metric, joint_run, joint_steps, spec_digest,
-                                  baseline_spec, model_dir, imported_origin)
+from .recipes import (trained, find_recipe, task_batches, task_metric, joint_run, joint_steps)
 from .michel import iterative_pruning
 from .bench import compare_pruned
 from .api import make_pruner
 from .runs import (RunKey, RunRecord, SeedRuns, Sample, load_record, save_record, record_path, run_grid,
-                               score_masked, sample_of, sample_made)
-from .verdicts import Rule, evidence, claim_row, budget_table, seed_band, nth_best
+                               score_masked, sample_of, sample_made, baseline_of, recipe_index)
+from .verdicts import Rule, evidence, claim_row, not_checked_row, budget_table, seed_band, nth_best
 
 # %% auto #0
 __all__ = ['METHODS', 'JOINT', 'PIPELINED', 'PHASES', 'RECORDS_ONLY', 'RUNS', 'TABLE_EXTRAS', 'NAME', 'TABLES', 'arch_model',
-           'head_layout', 'base_of', 'Baselines', 'Comparison', 'stops', 'run_name', 'gates_of', 'decided', 'run_phase',
-           'run_michel_curve', 'run_michel', 'run_voita_lam', 'run_voita', 'run_speed', 'run_attention', 'run_dynamics',
-           'run_unpruned', 'timing_keys', 'timed', 'run_comparison', 'metric_rows', 'mask_rows', 'write_table',
-           'timing_rows', 'layer_rows', 'dynamics_rows', 'mean_gap', 'lead', 'group_gap', 'closeness', 'gate_rows',
-           'decided_rows', 'attention_rows', 'timing_noise', 'sure_counts', 'most', 'axes_row', 'draw_curves',
-           'draw_tradeoff', 'draw_layers', 'draw_speed', 'figure', 'draw_dynamics', 'beside_published', 'parse_name',
-           'attach', 'migrated', 'default_steps', 'seed_sweeps', 'migrate_scores', 'migrate_sweeps', 'migrate_curves',
+           'Baselines', 'Comparison', 'stops', 'run_name', 'gates_of', 'decided', 'run_phase', 'run_michel_curve',
+           'run_michel', 'run_voita_lam', 'run_voita', 'load_of', 'run_speed', 'run_attention', 'run_dynamics',
+           'run_unpruned', 'timing_keys', 'timed', 'run_comparison', 'metric_rows', 'mask_rows', 'timing_rows',
+           'layer_rows', 'dynamics_rows', 'mean_gap', 'lead', 'group_gap', 'closeness', 'gate_rows', 'decided_rows',
+           'attention_rows', 'timing_noise', 'sure_counts', 'most', 'axes_row', 'draw_curves', 'draw_tradeoff',
+           'draw_layers', 'draw_speed', 'figure', 'draw_dynamics', 'beside_published', 'parse_name', 'attach',
+           'migrated', 'default_steps', 'seed_sweeps', 'migrate_scores', 'migrate_sweeps', 'migrate_curves',
            'migrate_tables', 'migrate', 'amend', 'migrate_pass_runs', 'migrate_pass_timings', 'migrate_pass']
 
 # %% ../nbs/95_compare.ipynb #73568688
@@ -47,17 +46,6 @@ def arch_model(profile: str, task: str):
     "`task`'s model architecture in `profile`, built on the meta device: its shape without weights (no memory, no training)."
     from headprune_nb.models import ARCHITECTURES
     with torch.device("meta"): return ARCHITECTURES[find_recipe(profile, task).model]()
-
-# %% ../nbs/95_compare.ipynb #cc5b7668
-def head_layout(profile: str, task: str) -> HeadIndex:
-    "The head index of `task`'s model in `profile`, from its architecture alone (`arch_model`)."
-    return HeadIndex.from_model(arch_model(profile, task))
-
-# %% ../nbs/95_compare.ipynb #938b01a5
-def base_of(profile: str, task: str, seed: int) -> str:
-    "What seed `seed`'s runs of `task` start from, known without training: an imported baseline's checkpoint, else a digest of its recipe and seed."
-    origin = imported_origin(model_dir(profile, task, seed))
-    return f"imported-{origin}" if origin else spec_digest(baseline_spec(find_recipe(profile, task), seed))
 
 # %% ../nbs/95_compare.ipynb #1b8b4d9f
 class Baselines(dict):
@@ -106,7 +94,7 @@ def key(self: Comparison, task: str, method: str, K=None, seed=None, budget=None
     s = self.main_seed if seed is None else seed
     michel = method in ("michel", "michel_curve") or method == "speed_michel"
     variant = stops(self.ks(task)) if michel else None if method == "unpruned" else self.P["variant"]
-    return RunKey(task, method, K, lam, s, None if michel else budget, variant, base_of(self.profile, task, s))
+    return RunKey(task, method, K, lam, s, None if michel else budget, variant, baseline_of(self.profile, task, s))
 
 # %% ../nbs/95_compare.ipynb #d8178259
 @patch
@@ -249,6 +237,10 @@ def run_voita(cmp: Comparison, key: RunKey) -> RunRecord:
 RUNS["voita"] = run_voita
 
 # %% ../nbs/95_compare.ipynb #b6c1a8de
+def load_of(row: dict) -> dict:
+    "What a `bench.compare_pruned` row says of the load it was timed under: whether other work competed for the cores, and why its rounds stopped early (None: they did not)."
+    return dict(stopped=row.get("stopped"), competing=row.get("competing"))
+
 def run_speed(cmp: Comparison, key: RunKey) -> RunRecord:
     "Speed-up (with its 95% interval over alternated timing pairs) and size shrinkage of the mask of `speed_<method>`'s method record."
     mask, b = cmp.record(replace(key, method=key.method.removeprefix("speed_"))).mask, cmp.base(key)
@@ -258,7 +250,7 @@ def run_speed(cmp: Comparison, key: RunKey) -> RunRecord:
     r0 = res["rows"][0]
     return RunRecord(key, kept=mask.tolist(), extra=dict(speedup_pct=r0["speedup_pct_paired"], speedup_pct_of_medians=r0["speedup_pct"],
                      speedup_pct_low=r0["speedup_pct_low"], speedup_pct_high=r0["speedup_pct_high"],
-                     size_shrinkage_pct=res["size_shrinkage_pct"]))
+                     size_shrinkage_pct=res["size_shrinkage_pct"]), timings=load_of(r0))
 
 RUNS["speed"] = run_speed
 
@@ -274,7 +266,7 @@ def run_attention(cmp: Comparison, key: RunKey) -> RunRecord:
     r0 = res["rows"][0]
     return RunRecord(key, kept=mask.tolist(), extra=dict(speedup_pct=round(10000 / r0["attention_time_pct"], 1),
                      whole_model_speedup_pct=round(100 * r0["speedup"], 1),
-                     layers_skipped=sum(int(mask[index.span(i)].sum()) == 0 for i in range(len(index.sites)))))
+                     layers_skipped=sum(int(mask[index.span(i)].sum()) == 0 for i in range(len(index.sites)))), timings=load_of(r0))
 
 RUNS["attention"] = run_attention
 
@@ -286,7 +278,7 @@ def run_dynamics(cmp: Comparison, key: RunKey) -> RunRecord:
     log = read_csv(cmp.base(key).run_dir.parent / extra["run"] / "log.csv")
     sel, final = [r for r in log if r.get("selected") not in (None, "")], mask_str(pr.keep_mask(key.K))
     shares = survival([str(r["selected"]) for r in sel], final)       # read_csv keeps a mask's leading zeros
-    return RunRecord(key, kept=[c == "1" for c in final],
+    return RunRecord(key, kept=mask_list(final),
                      extra=dict(extra, rows=[dict(step=r["step"], tau=r["tau"], kept_share=v) for r, v in zip(sel, shares)]))
 
 RUNS["dynamics"] = run_dynamics
@@ -341,15 +333,6 @@ def mask_rows(recs: dict, keys) -> list[dict]:
     "Each key's mask as a 0/1 string (`dsp.mask_str`), in the order of `keys`."
     return [dict(task=k.task, method=k.method, K=k.K, kept=mask_str(recs[k].kept)) for k in keys]
 
-# %% ../nbs/95_compare.ipynb #e9c522ac
-def write_table(path, rows: list[dict], tasks) -> list[dict]:
-    "Write `rows` (of `tasks`) with the rows of other tasks an earlier part left in `path`; a task's rows keep their place, a new task's come last."
-    before = read_csv(path) if Path(path).exists() else []
-    place = list(dict.fromkeys([r["task"] for r in before] + [r["task"] for r in rows]))
-    rows = sorted([r for r in before if r["task"] not in tasks] + list(rows), key=lambda r: place.index(r["task"]))
-    write_csv(path, rows)
-    return rows
-
 # %% ../nbs/95_compare.ipynb #de6fb83c
 def timing_rows(recs: dict, keys) -> list[dict]:
     "Figure 5: each key's metric beside its mask's timing (`speed_<method>` records)."
@@ -358,7 +341,7 @@ def timing_rows(recs: dict, keys) -> list[dict]:
 
 # %% ../nbs/95_compare.ipynb #d7683b06
 def layer_rows(recs: dict, keys, index: HeadIndex) -> list[dict]:
-    "Figure 6: heads kept per attention kind and layer of each key's mask (`index`: `head_layout`)."
+    "Figure 6: heads kept per attention kind and layer of each key's mask (`index`: `runs.recipe_index`)."
     return [dict(task=k.task, K=k.K, kind=kind, layer=l + 1, kept=int(v)) for k in keys for kind in index.kinds
             for l, v in enumerate(as_matrix(index, recs[k].mask.float(), kind).sum(1))]
 
@@ -487,7 +470,7 @@ def claim_rows(self: Comparison, recs: dict, task: str, stats: dict, published: 
     rows, budget = [], f"{self.phase_steps(recs, task)} steps"
     for kind, claim in published.items():
         if kind not in stats:
-            rows.append(dict(claim=claim, task=task, ours="methods missing or no K in range", verdict="not checked")); continue
+            rows.append(not_checked_row(claim, task, "methods missing or no K in range")); continue
         rule, stat, ms, ks = stats[kind]
         ev = evidence(self.samples(recs, task, ms, ks, seeds), stat, seed=self.main_seed)
         rows.append(claim_row(claim, task, rule, ev, budget=budget))
@@ -660,7 +643,7 @@ def migrate_scores(cmp: Comparison, out: Path, sweeps: dict, tables=TABLES, join
         extra = {x: row[x] for x in TABLE_EXTRAS if row and row.get(x) not in (None, "")}
         if row and n["method"] in joint and task in steps: extra["steps"] = steps[task]
         if n["method"] == "voita" and (task, n["seed"]) in sweeps: extra["sweep"] = sweeps[task, n["seed"]]
-        rec = RunRecord(replace(key, base=sample_of(npz)) if npz else key, kept=[c == "1" for c in kept] if kept else None,
+        rec = RunRecord(replace(key, base=sample_of(npz)) if npz else key, kept=mask_list(kept) if kept else None,
                         metric=row["metric"] if row else None, timings=dict(seconds=row["seconds"]) if row else {}, extra=extra,
                         provenance=migrated(*(tables if row else []), *([npz.name] if npz else []), npz=npz))
         made.append(attach(cmp.folder, rec))
@@ -691,7 +674,7 @@ def migrate_tables(cmp: Comparison, out: Path, tables=TABLES) -> list[Path]:
     for r in read_csv(out / "figure5.csv") if (out / "figure5.csv").exists() else []:
         k, (_, kept) = cmp.key(r["task"], r["method"], r["K"]), _table_row(out, r["task"], r["method"], r["K"], tables)
         extra = {c: v for c, v in r.items() if c not in ("task", "method", "K", "metric", "kept")}
-        made.append(save_record(cmp.folder, RunRecord(replace(k, method=f"speed_{k.method}"), kept=[c == "1" for c in kept],
+        made.append(save_record(cmp.folder, RunRecord(replace(k, method=f"speed_{k.method}"), kept=mask_list(kept),
                                                       extra=extra, provenance=migrated("figure5.csv", tables[1]))))
     f7 = read_csv(out / "figure7.csv") if (out / "figure7.csv").exists() else []
     for task, K, a in dict.fromkeys((r["task"], r["K"], r["annealing"]) for r in f7):
@@ -727,7 +710,7 @@ def migrate_pass_runs(cmp: Comparison, out: Path) -> list[Path]:
             k = cmp.key(p.parent.name, r["method"], r["K"], s, None if r["steps"] == "default" else int(r["steps"]))
             rec = load_record(cmp.folder, k)
             if rec is None or (s == cmp.main_seed and k.budget is None): continue      # the main table's: from its files below
-            made.append(amend(cmp.folder, k, kept=[c == "1" for c in str(r["kept"])], gates=_gates(r),
+            made.append(amend(cmp.folder, k, kept=mask_list(r["kept"]), gates=_gates(r),
                               provenance=dict(rec.provenance, migrated_from=rec.provenance["migrated_from"] + [p.name])))
     for (t, m, K), r in main.items(): made.append(amend(cmp.folder, cmp.key(t, m, K), gates=_gates(r)))
     for r in read_csv(out / "decided.csv"):
@@ -744,7 +727,7 @@ def migrate_pass_timings(cmp: Comparison, out: Path) -> list[Path]:
         again = p.stem == "speed-repeat"
         rows += [(p.parent.name, cmp.main_seed if again else int(p.stem.split("seed")[1]), "attention_again_" if again else "attention_",
                   str(r["kept"]), r, p.name) for r in read_csv(p)]
-    return [save_record(cmp.folder, RunRecord(replace(cmp.key(t, r["method"], r["K"], s), method=kind + r["method"]), kept=[c == "1" for c in mask],
+    return [save_record(cmp.folder, RunRecord(replace(cmp.key(t, r["method"], r["K"], s), method=kind + r["method"]), kept=mask_list(mask),
                                               extra={c: v for c, v in r.items() if c not in ("task", "method", "K", "kept")}, provenance=migrated(f)))
             for t, s, kind, mask, r, f in rows]
 

@@ -10,14 +10,15 @@ import torch
 from torch import nn
 
 # %% auto #0
-__all__ = ['QKV_NAMES', 'N_HEADS_ATTRS', 'HEAD_DIM_ATTRS', 'KIND_ORDER', 'qkv_names', 'Site', 'HeadIndex', 'per_site',
-           'as_matrix', 'check_k', 'top_k_mask', 'random_keep_mask', 'mask_str', 'mask_of']
+__all__ = ['QKV_NAMES', 'N_HEADS_ATTRS', 'HEAD_DIM_ATTRS', 'KIND_ORDER', 'ENC_DEC_KINDS', 'qkv_names', 'Site', 'HeadIndex',
+           'per_site', 'as_matrix', 'check_k', 'top_k_mask', 'random_keep_mask', 'mask_str', 'mask_list', 'mask_of']
 
 # %% ../nbs/00_heads.ipynb #f9adbe96
 QKV_NAMES = (("query", "key", "value"), ("q_proj", "k_proj", "v_proj"))
 N_HEADS_ATTRS = ("num_attention_heads", "num_heads", "n_heads")
 HEAD_DIM_ATTRS = ("attention_head_size", "head_dim")
 KIND_ORDER = ("self", "enc_self", "cross", "dec_self")
+ENC_DEC_KINDS = KIND_ORDER[1:]      # an encoder-decoder's attention kinds, in head order
 
 def _first_attr(module, names):
     for n in names:
@@ -192,6 +193,10 @@ def mask_str(mask) -> str:
     "A keep-mask as a string of 0s and 1s, in head order."
     return "".join("1" if m else "0" for m in mask)
 
+def mask_list(kept, H: int | None = None) -> list[bool]:
+    "The keep-mask a `mask_str` string spells, as bools; given `H` heads, leading zeros a CSV written before `read_csv` kept mask strings had lost are put back."
+    return [c == "1" for c in str(kept).zfill(H or 0)]
+
 def mask_of(kept, H: int) -> torch.Tensor:
-    "The boolean mask a `mask_str` string of `H` heads spells (leading zeros a CSV written before `read_csv` kept mask strings had lost are put back)."
-    return torch.tensor([c == "1" for c in str(kept).zfill(H)])
+    "The boolean mask a `mask_str` string of `H` heads spells, as a tensor (`mask_list`)."
+    return torch.tensor(mask_list(kept, H))

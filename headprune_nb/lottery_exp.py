@@ -10,19 +10,20 @@ from fastcore.basics import patch
 from pathlib import Path
 import numpy as np
 from .runs import RunKey, RunRecord, run_grid, load_sample, save_record
-from .store import read_csv, write_json, dry_run, dry_note
-from .verdicts import NOISE, NOTICEABLE, Rule, evidence, claim_row, vote_row
+from .store import read_csv, read_json, write_json, blank, dry_run, dry_note
+from .heads import ENC_DEC_KINDS
+from .verdicts import NOISE, NOTICEABLE, Rule, evidence, claim_row, not_checked_row, NOT_CHECKED, vote_row
 
 # %% auto #0
-__all__ = ['DEFAULTS', 'TRAINING', 'RECORDS', 'VOTE', 'CHECKS', 'INTERVALS', 'PROPERTY', 'RUN_FIELDS', 'METHODS', 'KINDS',
-           'settings', 'bases', 'lottery_key', 'round_of', 'round_keys', 'timing_key', 'SeedRecords', 'timed_round',
-           'seed_records', 'grid_names', 'read_seed', 'table3', 'table5', 'table7', 'faster', 'beside_published',
-           'layers', 'near', 'removed_share', 'check_quality', 'check_decoder_first', 'check_first_layer',
-           'check_context_deeper', 'sees_source', 'judged_rounds', 'check_beats_reinit', 'check_faster', 'samples',
-           'quality_claim', 'reinit_claim', 'interval_row', 'claim_row_of', 'ticket_band', 'plot_bleu', 'plot_layers',
-           'figure_rounds', 'run_line', 'provenance_extra', 'run_summary', 'same_settings', 'unfinished_error',
-           'run_seed', 'gather_seeds', 'LotteryRun', 'round_table', 'committed_settings', 'made_then', 'blank',
-           'migrated_lottery', 'migrated_round', 'migrated_timing', 'migrate']
+__all__ = ['DEFAULTS', 'TRAINING', 'RECORDS', 'VOTE', 'CHECKS', 'INTERVALS', 'PROPERTY', 'RUN_FIELDS', 'METHODS', 'settings',
+           'bases', 'lottery_key', 'round_of', 'round_keys', 'timing_key', 'SeedRecords', 'timed_round', 'seed_records',
+           'grid_names', 'read_seed', 'table3', 'table5', 'table7', 'faster', 'beside_published', 'layers', 'near',
+           'removed_share', 'check_quality', 'check_decoder_first', 'check_first_layer', 'check_context_deeper',
+           'sees_source', 'judged_rounds', 'check_beats_reinit', 'check_faster', 'samples', 'quality_claim',
+           'reinit_claim', 'interval_row', 'claim_row_of', 'ticket_band', 'plot_bleu', 'plot_layers', 'figure_rounds',
+           'run_line', 'provenance_extra', 'run_summary', 'same_settings', 'unfinished_error', 'run_seed',
+           'gather_seeds', 'LotteryRun', 'round_table', 'committed_settings', 'made_then', 'migrated_lottery',
+           'migrated_round', 'migrated_timing', 'migrate']
 
 # %% ../nbs/96_lottery_exp.ipynb #db77b9f1
 DEFAULTS = {
@@ -326,7 +327,7 @@ def claim_row_of(c: dict, main: SeedRecords, seeds: list, judged, task: str) -> 
     "One claims.csv row for the published claim `c`: an interval, 'not checked', or one vote per seed."
     ours, verdict = CHECKS[c["our_check"]](main, judged)
     if row := interval_row(c, main, seeds, judged, task, ours): return row
-    if verdict == "not checked": return dict(claim=c["claim"], task=task, ours=ours, verdict=verdict)
+    if verdict == NOT_CHECKED: return not_checked_row(c["claim"], task, ours)
     others = [s for s in seeds if s is not main]
     theirs = [CHECKS[c["our_check"]](s, judged) for s in others]
     seen = (f"seed {main.seed}: " if others else "") + ours + "".join(f"; seed {s.seed}: {o}" for s, (o, _) in zip(others, theirs))
@@ -553,12 +554,10 @@ def _rounds_run(self: LotteryRun) -> tuple:
     return ticket, log[:self.P["rounds"]]     # the run folder may hold a longer run's rounds: the first ones are this run's
 
 # %% ../nbs/96_lottery_exp.ipynb #bd1d9df7
-KINDS = ("enc_self", "cross", "dec_self")
-
 def round_table(index, log: list[dict]) -> list[dict]:
     "rounds.csv's rows from a lottery's `log` on a model of HeadIndex `index` (row 0: the unpruned model)."
     from headprune_nb.lottery import keep_after, layout
-    kinds = [k for k in KINDS if k in index.kinds]
+    kinds = [k for k in ENC_DEC_KINDS if k in index.kinds]
     def row(i):
         keep = keep_after(index.H, log, i); lay = layout(index, keep)
         return dict(round=i, heads_left=int(keep.sum()), sparsity_pct=round(100 * (1 - int(keep.sum()) / index.H), 1),
@@ -574,7 +573,7 @@ def run_lottery(self: LotteryRun, key: RunKey) -> RunRecord:
     ticket, log = self.rounds_run
     index = HeadIndex.from_model(ticket)
     return RunRecord(key, kept=keep_after(index.H, log).tolist(),
-                     extra=dict(rounds=round_table(index, log), kinds=[k for k in KINDS if k in index.kinds], heads=index.H,
+                     extra=dict(rounds=round_table(index, log), kinds=[k for k in ENC_DEC_KINDS if k in index.kinds], heads=index.H,
                                 heads_per_round=self.P["per_round"] or heads_per_round(index), steps=self.steps,
                                 run_folder=str(self.folder), removed=[r["removed"] for r in log]),
                      timings=dict(round_train_seconds=[r["train_seconds"] for r in log]))
@@ -681,18 +680,13 @@ def made_then(prov: dict, note: str) -> dict:
     "A migrated record's provenance: the run that made the numbers (its command, commit, finish time, machine) and how it became a record."
     return dict({k: prov.get(k) for k in ("command", "git_commit", "finished_utc", "machine")}, migrated=f"by lottery_exp.migrate, {note}")
 
-# %% ../nbs/96_lottery_exp.ipynb #99059c60
-def blank(v):
-    "A CSV cell read back: '' is None."
-    return None if v == "" else v
-
 # %% ../nbs/96_lottery_exp.ipynb #53bd21bc
 def migrated_lottery(folder: Path, prov: dict, P: dict, base: dict) -> RunRecord:
     "The lottery's record from rounds.csv and the provenance of the run that trained it (`lottery_provenance.json` where kept)."
-    lp = json.loads((folder / "lottery_provenance.json").read_text()) if (folder / "lottery_provenance.json").exists() else prov
+    lp = read_json(folder / "lottery_provenance.json", prov)
     rows = [{k: blank(v) for k, v in r.items()} for r in read_csv(folder / "rounds.csv")]
     return RunRecord(lottery_key(P, prov["seed"], base), timings=dict(round_train_seconds=lp.get("round_train_seconds")),
-                     extra=dict(rounds=rows, kinds=[k for k in KINDS if k in rows[0]], heads=lp["heads"], heads_per_round=lp["heads_per_round"],
+                     extra=dict(rounds=rows, kinds=[k for k in ENC_DEC_KINDS if k in rows[0]], heads=lp["heads"], heads_per_round=lp["heads_per_round"],
                                 steps=lp["steps"], run_folder=lp.get("run_folder"), removed=None),
                      provenance=made_then(lp, "from rounds.csv and the lottery's provenance (the heads removed were not kept)"))
 

@@ -9,25 +9,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 import numpy as np
 from fastcore.basics import patch
-from .store import read_csv
+from .store import read_csv, read_json, blank
+from .heads import ENC_DEC_KINDS, mask_str, mask_of, mask_list
 from .runs import RunKey, RunRecord, Sample, save_record, load_record, load_sample, sample_of, sample_made, baseline_of
-from .verdicts import NOTICEABLE, Rule, evidence, claim_row
+from .verdicts import NOTICEABLE, Rule, evidence, claim_row, not_checked_row
 
 # %% auto #0
-__all__ = ['PRUNING_DEFAULTS', 'KINDS', 'FIGURE_TABLES', 'OLD_SCORE', 'ABLATION_DEFAULTS', 'SIG_LEVEL', 'OLD_ABLATION_SCORE',
+__all__ = ['PRUNING_DEFAULTS', 'FIGURE_TABLES', 'OLD_SCORE', 'ABLATION_DEFAULTS', 'SIG_LEVEL', 'OLD_ABLATION_SCORE',
            'SPEED_DEFAULTS', 'SPEED_SETUP', 'LI', 'PAIRED', 'OURS', 'ADDED_TO_TABLE4', 'settings', 'pruning_params',
            'variant_tag', 'curve_whats', 'curve_key', 'curve_keys', 'what_of', 'mask_digest', 'Masked', 'masked',
            'Baselines', 'PruningRuns', 'examples', 'by_what', 'steps', 'seed_masks', 'figure_rows', 'figure5_rows',
-           'in_file_order', 'band_jobs', 'band_rows', 'band_gap', 'ClaimPlan', 'not_checked', 'plan_row',
-           'harmless_plan', 'cross_plan', 'late_plan', 'claim_plans', 'plan_jobs', 'draw', 'draw_lines', 'figure3',
-           'figure4', 'figure5', 'baseline_dirs', 'masking_budget', 'old_curves', 'old_seed_masks', 'migrate_curves',
-           'migrate_scores', 'migrate_pruning', 'ablation_params', 'ablation_examples', 'ablation_key', 'ablation_mask',
-           'AblationRuns', 'ablation_grid', 'ablation_tables', 'chosen_heads', 'claim_runs', 'ablation_claims',
-           'significance_rows', 'is_sig', 'share_within', 'published_summary', 'our_summary', 'heat_map',
-           'migrate_ablation_tables', 'migrate_ablation', 'speed_params', 'speed_key', 'figure4_keys', 'plain',
-           'SpeedRuns', 'n_heads', 'op_times', 'table4_rows', 'flop_share_line', 'published_side', 'figure4_summary',
-           'timed', 'point_check', 'exact', 'smallest_rise', 'michel_says', 'table4_claims', 'li_says',
-           'figure4_claims', 'speed_figure', 'speed_provenance', 'migrate_speed']
+           'band_jobs', 'band_rows', 'band_gap', 'ClaimPlan', 'plan_row', 'harmless_plan', 'cross_plan', 'late_plan',
+           'claim_plans', 'plan_jobs', 'draw', 'draw_lines', 'figure3', 'figure4', 'figure5', 'baseline_dirs',
+           'masking_budget', 'old_curves', 'old_seed_masks', 'migrate_curves', 'migrate_score_files', 'migrate_scores',
+           'migrate_pruning', 'ablation_params', 'ablation_examples', 'ablation_key', 'ablation_mask', 'AblationRuns',
+           'ablation_grid', 'ablation_tables', 'chosen_heads', 'claim_runs', 'ablation_claims', 'significance_rows',
+           'is_sig', 'share_within', 'published_summary', 'our_summary', 'heat_map', 'migrate_ablation_tables',
+           'migrate_ablation', 'speed_params', 'speed_key', 'figure4_keys', 'plain', 'SpeedRuns', 'n_heads', 'op_times',
+           'table4_rows', 'flop_share_line', 'published_side', 'figure4_summary', 'timed', 'point_check', 'exact',
+           'smallest_rise', 'michel_says', 'table4_claims', 'li_says', 'figure4_claims', 'speed_figure',
+           'speed_provenance', 'migrate_speed']
 
 # %% ../nbs/94_michel_exp.ipynb #58b2b339
 PRUNING_DEFAULTS = {
@@ -58,9 +59,6 @@ def pruning_params(profile: str, seed: int = 0, device=None, seeds=None, **given
     "michel2019_pruning's settings (`settings` with `PRUNING_DEFAULTS`)."
     return settings(PRUNING_DEFAULTS, ("eval_limit", "score_limit"), profile, seed, device, seeds, **given)
 
-# %% ../nbs/94_michel_exp.ipynb #bb56e6b7
-KINDS = ("enc_self", "cross", "dec_self")     # the Enc-Dec's attention kinds, in head order (`heads.HeadIndex.kinds`)
-
 # %% ../nbs/94_michel_exp.ipynb #a6cf3bc3
 def variant_tag(P: dict) -> str:
     "Michel's variant of a run's curves, as its key says it: `code` or `paper`, `+per_token` for the released code's importance."
@@ -73,7 +71,7 @@ def curve_whats(P: dict, task: str, main: bool) -> list[str]:
     whats = ["importance"] + (["one-head ablation"] if main and P["oracle"] else [])
     if task not in P["mt_tasks"]: return whats
     epochs = find_recipe(P["profile"], task).snapshot_epochs if P["dynamics"] else ()
-    return whats + [f"kind:{k}" for k in KINDS] + [f"epoch:{e}" for e in epochs]
+    return whats + [f"kind:{k}" for k in ENC_DEC_KINDS] + [f"epoch:{e}" for e in epochs]
 
 # %% ../nbs/94_michel_exp.ipynb #edf6254c
 def curve_key(P: dict, task: str, what: str, s: int) -> RunKey:
@@ -177,12 +175,12 @@ def curve(self: PruningRuns, key: RunKey) -> RunRecord:
     from headprune_nb.recipes import task_batches
     P, what, t = self.P, what_of(key), self.base(key.task, key.seed)
     model = self.model(key.task, key.seed, int(what[6:]) if what.startswith("epoch:") else None)
-    if model is None: return RunRecord(key, extra=dict(missing=f"no snapshot {what} in {t.run_dir} (retrain the baseline)"))
+    if model is None: raise FileNotFoundError(f"seed {key.seed}'s baseline of {key.task} has no snapshot {what} in {t.run_dir}; retrain it")
     res = iterative_pruning(model, self.metric(key), task_batches(t, "train", P["importance_limit"], key.seed), share=P["share"],
                             progress=False, variant=P["variant"], per_token=P["per_token"], **self.order(key))
     prov = dict(profile=P["profile"], seed=key.seed, params=dict(task=key.task, baseline=str(t.run_dir), baseline_weights=t.weights,
                 baseline_of=key.base, importance_limit=P["importance_limit"], share=P["share"], variant=P["variant"], per_token=P["per_token"]))
-    return RunRecord(key, extra=dict(curve=res["curve"], masks=["".join("1" if k else "0" for k in m.tolist()) for m in res["masks"]]),
+    return RunRecord(key, extra=dict(curve=res["curve"], masks=[mask_str(m.tolist()) for m in res["masks"]]),
                      provenance=prov)
 
 # %% ../nbs/94_michel_exp.ipynb #13c55b50
@@ -215,16 +213,15 @@ def order(self: PruningRuns, key: RunKey) -> dict:
 def evaluate(self: PruningRuns, key: RunKey) -> RunRecord:
     "The per-example scores of the masked evaluation registered for `key`, on the examples every seed shares (drawn with the main seed)."
     from headprune_nb.runs import score_masked
-    from headprune_nb.dsp import mask_of
     j = self.jobs[key]
     model = self.model(j.task, j.seed, j.epoch)
     if model is None: raise FileNotFoundError(f"seed {j.seed}'s baseline of {j.task} has no snapshot of epoch {j.epoch}; retrain it")
     s = score_masked(model, self.scorer(j.task, j.seed, j.limit), mask_of(j.kept, len(j.kept)))
-    return RunRecord(key, kept=[c == "1" for c in j.kept], metric=s.score(), scores=s)
+    return RunRecord(key, kept=mask_list(j.kept), metric=s.score(), scores=s)
 
 # %% ../nbs/94_michel_exp.ipynb #3f434965
 def by_what(recs: dict) -> dict:
-    "{(task, seed, what): curve record} of a grid's curve records (one that found no snapshot left out)."
+    "{(task, seed, what): curve record} of a grid's curve records (a record an older version made without its snapshot, marked `missing`, left out)."
     return {(k.task, k.seed, what_of(k)): r for k, r in recs.items() if "missing" not in r.extra}
 
 # %% ../nbs/94_michel_exp.ipynb #c7a73470
@@ -239,7 +236,7 @@ def seed_masks(curves: dict, task: str, s: int) -> list[dict]:
             if (t, s_) == (task, s) and w != "one-head ablation" for c in steps(r)]
 
 # %% ../nbs/94_michel_exp.ipynb #b9a10db9
-FIGURE_TABLES = {"figure3": ("order", ("importance", "one-head ablation")), "figure4": ("kind", KINDS)}
+FIGURE_TABLES = {"figure3": ("order", ("importance", "one-head ablation")), "figure4": ("kind", ENC_DEC_KINDS)}
 
 def figure_rows(curves: dict, P: dict, name: str) -> tuple[list[dict], list[dict]]:
     "(rows, masks) of figure 3 (by order) or 4 (by kind) from the main seed's curves of this run's tasks."
@@ -263,13 +260,6 @@ def figure5_rows(curves: dict, P: dict) -> list[dict]:
         rows += [dict(task=task, epoch=int(w[6:]), relative=c["metric"] / base if base else float("nan"),
                       **{k: c[k] for k in ("removed", "heads_left", "pruned", "metric", "kept")}) for c in steps(rec) if c["pruned"] < 0.95]
     return rows
-
-# %% ../nbs/94_michel_exp.ipynb #dd12fd7f
-def in_file_order(path, rows: list[dict], tasks) -> list[dict]:
-    "The rows of the CSV at `path` whose task is not in `tasks` (a run of other tasks keeps them) and `rows`, tasks in the file's order (new ones last)."
-    old = read_csv(path) if Path(path).exists() else []
-    order = list(dict.fromkeys([r["task"] for r in old] + [r["task"] for r in rows]))
-    return sorted([r for r in old if r["task"] not in tasks] + rows, key=lambda r: order.index(r["task"]))
 
 # %% ../nbs/94_michel_exp.ipynb #fbb240f3
 def band_jobs(P: dict, figs: dict) -> dict:
@@ -314,11 +304,6 @@ class ClaimPlan:
     stat: object
     extra: dict = field(default_factory=dict)
 
-# %% ../nbs/94_michel_exp.ipynb #bc383995
-def not_checked(c: dict, task: str, why: str) -> dict:
-    "The row of published claim `c` that this run cannot check, and why."
-    return dict(claim=c["claim"], paper_value=c["value"], task=task, ours=why, verdict="not checked")
-
 # %% ../nbs/94_michel_exp.ipynb #0b7dece7
 def plan_row(plan, samples: dict, budget: str, seed: int = 0) -> dict:
     "A claims.csv row: the plan decided on `samples` ({Masked: Sample}); a row (not checked) as it is."
@@ -331,7 +316,7 @@ def harmless_plan(c: dict, task: str, P: dict, masks: dict):
     "'Without noticeable impact' up to the paper's share: the worst change (pruned - unpruned) over the importance steps up to it, above -NOTICEABLE."
     H, lim = len(masks[P["seed"]][0]["kept"]), P["score_limit"].get(task)
     upto = {s: [m for m in ms if m["what"] == "importance" and 0 < m["removed"] <= H * c["value"] / 100 + 1e-9] for s, ms in masks.items()}
-    if not (u := upto[P["seed"]]): return not_checked(c, task, "no step up to that share")
+    if not (u := upto[P["seed"]]): return not_checked_row(c["claim"], task, "no step up to that share", paper_value=c["value"])
     runs = [{"unpruned": masked(task, s, "importance", "1" * H, lim),
              **{f"r{m['removed']}": masked(task, s, "importance", m["kept"], lim) for m in ms}} for s, ms in upto.items()]
     stat = lambda x: np.minimum.reduce([x[f"r{m['removed']}"] - x["unpruned"] for m in u])
@@ -346,7 +331,8 @@ def cross_plan(c: dict, task: str, P: dict, masks: dict):
         at = {}
         for m in ms:
             if m["what"].startswith("kind:") and m["pruned"] > c["value"] / 100 + 1e-9: at.setdefault(m["what"][5:], m)
-        if "cross" not in at or len(at) < 2: return not_checked(c, task, "no cross attention, or its masks not saved (rerun the task)")
+        if "cross" not in at or len(at) < 2: return not_checked_row(c["claim"], task, "no cross attention, or its masks not saved (rerun the task)",
+                                                                   paper_value=c["value"])
         runs.append({k: masked(task, s, m["what"], m["kept"], lim) for k, m in at.items()})
     stat = lambda x: np.minimum.reduce([v for k, v in x.items() if k != "cross"]) - x["cross"]
     rule = Rule(f"smallest other kind's metric - cross attention's, each at its first step beyond {c['value']:g}% pruned", ">", 0.0)
@@ -360,7 +346,8 @@ def late_plan(c: dict, task: str, P: dict, masks: dict, dyn: list[dict]):
     runs, lim = [], P["score_limit"].get(task)
     for s, ms in masks.items():                      # each snapshot, unpruned and at 40% pruned, on the same sentences
         at40 = {e: near40(ms, f"epoch:{e}", "what") for e in (first, last)}
-        if None in at40.values(): return not_checked(c, task, f"seed {s}'s baseline has no snapshots of epochs {first} and {last} (retrain it)")
+        if None in at40.values(): return not_checked_row(c["claim"], task, f"seed {s}'s baseline has no snapshots of epochs {first} and {last} (retrain it)",
+                                                          paper_value=c["value"])
         runs.append({f"{k}{e}": masked(task, s, "", kept, lim, e) for e, m in at40.items()
                      for k, kept in (("unpruned", "1" * len(m["kept"])), ("pruned", m["kept"]))})
     rel = lambda x, e: x[f"pruned{e}"] / np.maximum(x[f"unpruned{e}"], 1e-9)
@@ -462,7 +449,7 @@ def old_curves(folder, name: str) -> dict:
     out = {}
     for r in rows:
         what = {"order": r[col], "kind": f"kind:{r[col]}", "epoch": f"epoch:{r[col]}"}[col]
-        kept = str(r["kept"] if name == "figure5" else masks[r["task"], r[col], r["removed"]]).zfill(H[r["task"]])
+        kept = mask_str(mask_list(r["kept"] if name == "figure5" else masks[r["task"], r[col], r["removed"]], H[r["task"]]))
         out.setdefault((r["task"], what), []).append(dict({k: r[k] for k in ("removed", "heads_left", "pruned", "metric")}, kept=kept))
     return out
 
@@ -471,20 +458,20 @@ def old_seed_masks(folder, task: str) -> dict:
     "{(seed, what): steps with masks} of the other seeds' `scores/<task>/masks-seed<s>.csv`, with the provenance beside each."
     out = {}
     for p in sorted((Path(folder) / "scores" / task).glob("masks-seed*.csv")):
-        s, prov = int(p.stem[10:]), json.loads(p.with_suffix(".json").read_text()) if p.with_suffix(".json").exists() else {}
+        s, prov = int(p.stem[10:]), read_json(p.with_suffix(".json"), {})
         rows = read_csv(p)
         H = max(len(str(m["kept"])) for m in rows)                  # the unpruned mask lost no leading zero
         for m in rows:
-            out.setdefault((s, m["what"]), [prov]).append(dict(removed=m["removed"], pruned=m["pruned"], kept=str(m["kept"]).zfill(H)))
+            out.setdefault((s, m["what"]), [prov]).append(dict(removed=m["removed"], pruned=m["pruned"], kept=mask_str(mask_list(m["kept"], H))))
     return out
 
 # %% ../nbs/94_michel_exp.ipynb #b551c0f4
 def _curve_record(key: RunKey, steps_: list[dict], prov: dict, source: str) -> RunRecord:
     "A curve record from old rows (masks padded to the unpruned mask's length; heads left counted)."
     H = len(steps_[0]["kept"])
-    curve = [dict(removed=s["removed"], heads_left=str(s["kept"]).zfill(H).count("1"), pruned=s["pruned"],
+    curve = [dict(removed=s["removed"], heads_left=sum(mask_list(s["kept"], H)), pruned=s["pruned"],
                   metric=s["metric"] if s.get("metric") is not None else float("nan")) for s in steps_]
-    return RunRecord(key, extra=dict(curve=curve, masks=[str(s["kept"]).zfill(H) for s in steps_]),
+    return RunRecord(key, extra=dict(curve=curve, masks=[mask_str(mask_list(s["kept"], H)) for s in steps_]),
                      provenance=dict(prov, migrated_from=source))
 
 # %% ../nbs/94_michel_exp.ipynb #33f84489
@@ -493,7 +480,7 @@ def migrate_curves(folder, P: dict) -> int:
     folder, recs = Path(folder), []
     for name in ("figure3", "figure4", "figure5"):
         for (task, what), st in old_curves(folder, name).items():
-            prov = json.loads(p.read_text()) if (p := folder / f"{task}_provenance.json").exists() else {}
+            prov = read_json(folder / f"{task}_provenance.json", {})
             recs.append(_curve_record(curve_key(P, task, what, P["seed"]), st, prov, f"{name}.csv"))
     for task in dict.fromkeys(r.key.task for r in recs):
         for (s, what), (prov, *st) in old_seed_masks(folder, task).items():
@@ -501,20 +488,27 @@ def migrate_curves(folder, P: dict) -> int:
     for r in recs: save_record(folder / "scores", r)
     return len(recs)
 
+# %% ../nbs/94_michel_exp.ipynb #e8a7b6c1
+def migrate_score_files(folder, key_of, unlink: bool = False) -> int:
+    "A record for each old score file `scores/<task>/*.npz` that `key_of(path)` gives a key for (None: not one to migrate), its provenance kept; `unlink`: the file removed. Returns how many."
+    n = 0
+    for p in sorted((Path(folder) / "scores").glob("*/*.npz")):
+        if (key := key_of(p)) is None: continue
+        s = load_sample(p)
+        save_record(Path(folder) / "scores", RunRecord(key, metric=s.score(), scores=s,
+                    provenance=dict(sample_made(p) or {}, migrated_from=f"scores/{p.parent.name}/{p.name}")))
+        if unlink: p.unlink()
+        n += 1
+    return n
+
 # %% ../nbs/94_michel_exp.ipynb #04cb778d
 OLD_SCORE = re.compile(r"(?P<label>.+)-(?P<digest>[0-9a-f]{8})-seed(?P<seed>\d+)-n(?P<n>\w+)$")
 
 def migrate_scores(folder) -> int:
     "Move each old score file `scores/<task>/<label>-<digest>-seed<s>-n<limit>.npz` to its masked evaluation's record; returns how many."
-    n = 0
-    for p in sorted((Path(folder) / "scores").glob("*/*.npz")):
-        if not (m := OLD_SCORE.match(p.stem)): continue
-        key = RunKey(p.parent.name, f"{m['label']}-{m['digest']}-n{m['n']}", seed=int(m["seed"]), base=sample_of(p))
-        s = load_sample(p)
-        save_record(Path(folder) / "scores", RunRecord(key, metric=s.score(), scores=s,
-                    provenance=dict(sample_made(p) or {}, migrated_from=f"scores/{p.parent.name}/{p.name}")))
-        p.unlink(); n += 1
-    return n
+    def key_of(p):
+        if m := OLD_SCORE.match(p.stem): return RunKey(p.parent.name, f"{m['label']}-{m['digest']}-n{m['n']}", seed=int(m["seed"]), base=sample_of(p))
+    return migrate_score_files(folder, key_of, unlink=True)
 
 # %% ../nbs/94_michel_exp.ipynb #9c3efdf2
 def migrate_pruning(folder, P: dict) -> int:
@@ -735,10 +729,6 @@ def heat_map(path, sig: list[dict], task: str) -> None:
     ax.legend(fontsize=6, loc="lower right")
     fig.suptitle("Table 1 analogue: score change when one head is masked"); fig.tight_layout(); fig.savefig(path, dpi=120); plt.close(fig)
 
-# %% ../nbs/94_michel_exp.ipynb #1091bf99
-def _task_prov(folder, task: str) -> dict:
-    return json.loads(p.read_text()) if (p := Path(folder) / f"{task}_provenance.json").exists() else {}
-
 # %% ../nbs/94_michel_exp.ipynb #120bd139
 def migrate_ablation_tables(folder, P: dict) -> int:
     "Scans records of an old michel2019_ablation folder's tables and chosen records of its `chosen-seed<s>.csv`; returns how many."
@@ -751,9 +741,9 @@ def migrate_ablation_tables(folder, P: dict) -> int:
         extra = dict(sites=[dict(kind=k, layer=l, heads=h) for (k, l), h in sites.items()], table1=rows,
                      best=[{k: v for k, v in r.items() if k != "task"} for r in best if r["task"] == task])
         save_record(folder / "scores", RunRecord(ablation_key(P, task, "scans", P["seed"]), metric=rows[0]["base"], extra=extra,
-                    provenance=dict(_task_prov(folder, task), migrated_from="table1.csv, tables_2_3_5_6.csv"))); n += 1
+                    provenance=dict(read_json(folder / f"{task}_provenance.json", {}), migrated_from="table1.csv, tables_2_3_5_6.csv"))); n += 1
         for p in sorted((folder / "scores" / task).glob("chosen-seed*.csv")):
-            prov = json.loads(p.with_suffix(".json").read_text()) if p.with_suffix(".json").exists() else {}
+            prov = read_json(p.with_suffix(".json"), {})
             save_record(folder / "scores", RunRecord(ablation_key(P, task, "chosen", int(p.stem[11:])), extra=dict(chosen=read_csv(p)),
                         provenance=dict(prov, migrated_from=f"scores/{task}/{p.name}"))); p.unlink(); n += 1
     return n
@@ -763,13 +753,8 @@ OLD_ABLATION_SCORE = re.compile(r"(unmasked|mask-head\d+|one-head-site\d+-head\d
 
 def migrate_ablation(folder, P: dict) -> int:
     "Records of an old michel2019_ablation folder (see above): tables and choices, then a record beside each score file. Returns how many."
-    n = migrate_ablation_tables(folder, P)
-    for p in sorted((Path(folder) / "scores").glob("*/*.npz")):
-        if not (m := OLD_ABLATION_SCORE.fullmatch(p.stem)): continue
-        s, key = load_sample(p), ablation_key(P, p.parent.name, m[1], int(m[2]))
-        save_record(Path(folder) / "scores", RunRecord(key, metric=s.score(), scores=s,
-                    provenance=dict(sample_made(p) or {}, migrated_from=f"scores/{p.parent.name}/{p.name}"))); n += 1
-    return n
+    key_of = lambda p: ablation_key(P, p.parent.name, m[1], int(m[2])) if (m := OLD_ABLATION_SCORE.fullmatch(p.stem)) else None
+    return migrate_ablation_tables(folder, P) + migrate_score_files(folder, key_of)
 
 # %% ../nbs/94_michel_exp.ipynb #6f3645bb
 SPEED_DEFAULTS = {
@@ -1077,7 +1062,7 @@ ADDED_TO_TABLE4 = ("heads", "heads_kept", "seq_len", "device", "attention_flop_s
 # %% ../nbs/94_michel_exp.ipynb #39535adf
 def _typed(row: dict) -> dict:
     "A timing row read back from CSV as it was measured: an empty cell None (a load not known), `competing` a bool."
-    row = {k: None if v == "" else v for k, v in row.items()}
+    row = {k: blank(v) for k, v in row.items()}
     return dict(row, competing={"True": True, "False": False}.get(row["competing"], row["competing"])) if "competing" in row else row
 
 # %% ../nbs/94_michel_exp.ipynb #e91fae14

@@ -175,11 +175,11 @@ def baseline_of(profile: str, task: str, seed: int) -> str:
 
 @functools.lru_cache(maxsize=None)
 def recipe_index(profile: str, task: str):
-    "The `HeadIndex` of `task`'s architecture in `profile` (random weights: no training, no download)."
+    "The `HeadIndex` of `task`'s architecture in `profile`, built on the meta device (no weights, no memory, no training, no download)."
     from headprune_nb.recipes import find_recipe
-    from headprune_nb.models import build_architecture
+    from headprune_nb.models import ARCHITECTURES
     from headprune_nb.heads import HeadIndex
-    return HeadIndex.from_model(build_architecture(find_recipe(profile, task).model))
+    with torch.device("meta"): return HeadIndex.from_model(ARCHITECTURES[find_recipe(profile, task).model]())
 
 # %% ../nbs/17_runs.ipynb #a1b2v2c1
 class SeedRuns:

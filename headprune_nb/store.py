@@ -11,8 +11,9 @@ import headprune_nb
 # %% auto #0
 __all__ = ['DRY_RUN_ENV', 'DRY_RUN_LOG', 'DRY_RUN_CAPS', 'LOCK', 'dry_run', 'dry_cap', 'dry_note', 'DryBatches', 'dry_batches',
            'dry_replay', 'dry_notes', 'umask_mode', 'write_atomic', 'write_csv', 'write_json', 'read_csv',
-           'other_tasks_rows', 'write_task_provenance', 'finish_provenance', 'put_row', 'cached_tensor', 'FolderBusy',
-           'folder_lock', 'machine_info', 'utc_now', 'provenance', 'markdown_table', 'pivot']
+           'other_tasks_rows', 'write_task_provenance', 'finish_provenance', 'put_row', 'cached_tensor', 'read_json',
+           'blank', 'in_file_order', 'write_table', 'FolderBusy', 'folder_lock', 'machine_info', 'utc_now',
+           'provenance', 'markdown_table', 'pivot']
 
 # %% ../nbs/00_store.ipynb #b308b129
 DRY_RUN_ENV, DRY_RUN_LOG = "HEADPRUNE_DRY_RUN", "dry_run.jsonl"
@@ -145,6 +146,29 @@ def cached_tensor(path, compute):
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent); os.close(fd)
     torch.save(value, tmp); umask_mode(tmp); os.replace(tmp, path)
     return value
+
+# %% ../nbs/00_store.ipynb #b1a2c3d1
+def read_json(path, default=None):
+    "The JSON at `path`, or `default` where there is no such file."
+    path = Path(path)
+    return json.loads(path.read_text()) if path.exists() else default
+
+def blank(v):
+    "A CSV cell read back: '' is None (a value not known)."
+    return None if v == "" else v
+
+# %% ../nbs/00_store.ipynb #b1a2c3d3
+def in_file_order(path, rows: list[dict], tasks) -> list[dict]:
+    "`rows` (of `tasks`) with the rows of other tasks the CSV at `path` holds (a run of other tasks keeps them): a task's rows keep their place, a new task's come last."
+    old, rows = read_csv(path) if Path(path).exists() else [], list(rows)
+    order = list(dict.fromkeys([r["task"] for r in old] + [r["task"] for r in rows]))
+    return sorted([r for r in old if r["task"] not in tasks] + rows, key=lambda r: order.index(r["task"]))
+
+def write_table(path, rows: list[dict], tasks) -> list[dict]:
+    "Write `rows` (of `tasks`) to the CSV at `path` with the rows of other tasks an earlier part left there (`in_file_order`); returns what it wrote."
+    rows = in_file_order(path, rows, tasks)
+    write_csv(path, rows)
+    return rows
 
 # %% ../nbs/00_store.ipynb #726c36c8
 LOCK = ".headprune.lock"

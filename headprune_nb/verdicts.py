@@ -16,9 +16,10 @@ from .runs import (Sample, ngram_stats, bleu_from_stats, correct_per_example, bl
                                SEEDS, BUDGETS, phase_limit, phase_plan, SeedRuns)
 
 # %% auto #0
-__all__ = ['LEVEL', 'N_BOOT', 'NOTICEABLE', 'CLOSE', 'ALMOST_EVERY', 'MIN_SEEDS', 'VERDICTS', 'NOISE', 'OLD_STYLE', 'ONE_SEED',
-           'resample_weights', 'ordinal', 'nth_best', 'Evidence', 'evidence', 'Rule', 'decide', 'claim_row',
-           'seed_vote', 'vote_row', 'verdict_word', 'verdict_kind', 'verdict_counts', 'budget_table', 'seed_band']
+__all__ = ['LEVEL', 'N_BOOT', 'NOTICEABLE', 'CLOSE', 'ALMOST_EVERY', 'MIN_SEEDS', 'VERDICTS', 'NOT_CHECKED', 'NOISE', 'OLD_STYLE',
+           'ONE_SEED', 'resample_weights', 'ordinal', 'nth_best', 'Evidence', 'evidence', 'Rule', 'decide', 'claim_row',
+           'not_checked_row', 'seed_vote', 'vote_row', 'verdict_word', 'verdict_kind', 'verdict_counts', 'budget_table',
+           'seed_band']
 
 # %% ../nbs/93_verdicts.ipynb #e4279dbb
 LEVEL = 0.95          # two-sided level of every interval
@@ -116,6 +117,13 @@ def claim_row(claim: str, task: str, rule: Rule, ev: Evidence, budget=None, min_
                 point=kept.point, lo=kept.lo, hi=kept.hi, level=ev.level, seeds=ev.n_seeds or None,
                 seed_sd=None if ev.seed_sd is None else round(ev.seed_sd, 3), examples=ev.n_examples,
                 budget="" if budget is None else budget, why=why, **extra)
+
+# %% ../nbs/93_verdicts.ipynb #c5d6e7f1
+NOT_CHECKED = "not checked"
+
+def not_checked_row(claim: str, task: str, why: str, **extra) -> dict:
+    "The claims.csv row of a claim this run cannot check, and `why`; `extra` (e.g. the paper's value) follows the claim."
+    return dict(claim=claim, **extra, task=task, ours=why, verdict=NOT_CHECKED)
 
 # %% ../nbs/93_verdicts.ipynb #c0a1e5v2
 NOISE = "within the noise"         # seed_vote's word for the seeds that vote None (a reader of `why` can find them by it)
