@@ -175,7 +175,8 @@ def curve(self: PruningRuns, key: RunKey) -> RunRecord:
     from headprune_nb.recipes import task_batches
     P, what, t = self.P, what_of(key), self.base(key.task, key.seed)
     model = self.model(key.task, key.seed, int(what[6:]) if what.startswith("epoch:") else None)
-    if model is None: raise FileNotFoundError(f"seed {key.seed}'s baseline of {key.task} has no snapshot {what} in {t.run_dir}; retrain it")
+    if model is None:            # a baseline trained without that epoch's weights (a dry run's few steps, an import): said, left out
+        return RunRecord(key, extra=dict(missing=f"no snapshot {what} in {t.run_dir} (retrain the baseline)"))
     res = iterative_pruning(model, self.metric(key), task_batches(t, "train", P["importance_limit"], key.seed), share=P["share"],
                             progress=False, variant=P["variant"], per_token=P["per_token"], **self.order(key))
     prov = dict(profile=P["profile"], seed=key.seed, params=dict(task=key.task, baseline=str(t.run_dir), baseline_weights=t.weights,
@@ -221,7 +222,7 @@ def evaluate(self: PruningRuns, key: RunKey) -> RunRecord:
 
 # %% ../nbs/94_michel_exp.ipynb #3f434965
 def by_what(recs: dict) -> dict:
-    "{(task, seed, what): curve record} of a grid's curve records (a record an older version made without its snapshot, marked `missing`, left out)."
+    "{(task, seed, what): curve record} of a grid's curve records (one whose baseline had no snapshot, marked `missing`, left out)."
     return {(k.task, k.seed, what_of(k)): r for k, r in recs.items() if "missing" not in r.extra}
 
 # %% ../nbs/94_michel_exp.ipynb #c7a73470
