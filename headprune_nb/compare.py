@@ -24,14 +24,14 @@ from .runs import (RunKey, RunRecord, SeedRuns, Sample, load_record, save_record
 from .verdicts import Rule, evidence, claim_row, not_checked_row, budget_table, seed_band, nth_best
 
 # %% auto #0
-__all__ = ['METHODS', 'JOINT', 'PIPELINED', 'PHASES', 'RECORDS_ONLY', 'RUNS', 'TABLE_EXTRAS', 'NAME', 'TABLES', 'arch_model',
-           'Baselines', 'Comparison', 'stops', 'run_name', 'gates_of', 'decided', 'run_phase', 'run_michel_curve',
-           'run_michel', 'run_voita_lam', 'run_voita', 'load_of', 'run_speed', 'run_attention', 'run_dynamics',
-           'run_unpruned', 'timing_keys', 'timed', 'run_comparison', 'metric_rows', 'mask_rows', 'timing_rows',
-           'layer_rows', 'dynamics_rows', 'mean_gap', 'lead', 'group_gap', 'closeness', 'gate_rows', 'decided_rows',
-           'attention_rows', 'timing_noise', 'sure_counts', 'most', 'axes_row', 'draw_curves', 'draw_tradeoff',
-           'draw_layers', 'draw_speed', 'figure', 'draw_dynamics', 'beside_published', 'parse_name', 'attach',
-           'migrated', 'default_steps', 'seed_sweeps', 'migrate_scores', 'migrate_sweeps', 'migrate_curves',
+__all__ = ['METHODS', 'JOINT', 'PIPELINED', 'PHASES', 'RECORDS_ONLY', 'RUNS', 'TABLE_EXTRAS', 'PUB_MODEL', 'NAME', 'TABLES',
+           'arch_model', 'Baselines', 'Comparison', 'stops', 'run_name', 'gates_of', 'decided', 'run_phase',
+           'run_michel_curve', 'run_michel', 'run_voita_lam', 'run_voita', 'load_of', 'run_speed', 'run_attention',
+           'run_dynamics', 'run_unpruned', 'timing_keys', 'timed', 'run_comparison', 'metric_rows', 'mask_rows',
+           'timing_rows', 'layer_rows', 'dynamics_rows', 'mean_gap', 'lead', 'group_gap', 'closeness', 'gate_rows',
+           'decided_rows', 'attention_rows', 'timing_noise', 'sure_counts', 'most', 'axes_row', 'draw_curves',
+           'draw_tradeoff', 'draw_layers', 'draw_speed', 'figure', 'draw_dynamics', 'beside_published', 'parse_name',
+           'attach', 'migrated', 'default_steps', 'seed_sweeps', 'migrate_scores', 'migrate_sweeps', 'migrate_curves',
            'migrate_tables', 'migrate', 'amend', 'migrate_pass_runs', 'migrate_pass_timings', 'migrate_pass']
 
 # %% ../nbs/95_compare.ipynb #73568688
@@ -577,6 +577,10 @@ def draw_dynamics(ax, rows, task):
         pts = [(r["step"], r["kept_share"]) for r in rows if r["task"] == task and str(r["annealing"]) == str(anneal)]
         if pts: ax.plot(*zip(*pts), label="annealing" if anneal else "no annealing")
     ax.set_xlabel("step"); ax.set_ylabel("selected heads kept at the end"); ax.legend(fontsize=7)
+
+# %% ../nbs/95_compare.ipynb #c0b1d001
+PUB_MODEL = {"mnli": "bert-base", "iwslt14": "iwslt-encdec", "sst2": "bert-base", "mnli_proxy": "bert-base",   # the model of
+             "multi30k": "iwslt-encdec", "synthetic_cls": "bert-base", "synthetic_mt": "iwslt-encdec"}       # Li et al.'s Table 3 a task is set beside
 
 # %% ../nbs/95_compare.ipynb #b1ed45b2
 def beside_published(rows: list[dict], task: str, methods, published, col: str = "metric", descending: bool = True, **info) -> list[dict]:
