@@ -73,8 +73,7 @@ class Comparison:
 
     def __post_init__(self):
         self.folder, self.make = Path(self.folder), self.make and os.environ.get(RECORDS_ONLY, "") in ("", "0")
-        self.runs = SeedRuns(self.profile, self.device, self.main_seed, Baselines(self.profile, self.main_seed, self.device),
-                             self.folder)
+        self.runs = SeedRuns(self.profile, self.device, self.main_seed, Baselines(self.profile, self.main_seed, self.device))
 
 # %% ../nbs/95_compare.ipynb #84315719
 @patch

@@ -4,7 +4,7 @@
 
 # %% ../nbs/17_runs.ipynb #7a0c0003
 from __future__ import annotations
-import contextlib, functools, json, math, os, sys, tempfile, time
+import functools, json, math, os, sys, tempfile, time
 from collections import Counter
 from dataclasses import dataclass, field, asdict, replace
 from pathlib import Path
@@ -183,10 +183,10 @@ def recipe_index(profile: str, task: str):
 
 # %% ../nbs/17_runs.ipynb #a1b2v2c1
 class SeedRuns:
-    "Per-seed baselines, budget phases and cached per-example scores of one reproduction run (see above)."
-    def __init__(self, profile: str, device, main_seed: int, bases: dict, scores_dir):
+    "Per-seed baselines, their per-example scorers and budget phases of one reproduction run (see above)."
+    def __init__(self, profile: str, device, main_seed: int, bases: dict):
         self.profile, self.device, self.main_seed, self.bases = profile, device, main_seed, bases
-        self.scores_dir, self._bases, self._scorers = Path(scores_dir), {}, {}
+        self._bases, self._scorers = {}, {}
 
     def base(self, task: str, s: int):
         "The trained baseline of `task` for seed `s` (the main seed's from `bases`, others from `recipes.trained`)."
@@ -196,21 +196,6 @@ class SeedRuns:
                 from headprune_nb.recipes import trained
                 self._bases[task, s] = trained(self.profile, task, s, self.device)
         return self._bases[task, s]
-
-    def of(self, task: str, s: int) -> str:
-        "What seed `s`'s scores of `task` are scores of, known without training: a digest of its baseline's recipe and seed (an imported main baseline: its checkpoint's)."
-        origin = getattr(self.bases[task], "origin", None) if s == self.main_seed else None
-        if origin: return f"imported-{origin}"
-        return baseline_of(self.profile, task, s)
-
-    def current(self, path, task: str, s: int) -> bool:
-        "Whether the file at `path` exists and was made from seed `s`'s baseline of `task` as it is now (its `.json` provenance's `baseline_of`; a file that names none is taken as it is)."
-        path, side = Path(path), Path(path).with_suffix(".json")
-        if not path.exists(): return False
-        was, now = json.loads(side.read_text()).get("params", {}).get("baseline_of") if side.exists() else None, self.of(task, s)
-        if was in (None, now): return True
-        print(f"{path}: made from another baseline ({was}; now {now}): made anew", file=sys.stderr)
-        return False
 
     def scorer(self, task: str, s: int, eval_limit: int | None, beam: int | None = None):
         "Seed `s`'s baseline of `task` as a per-example scorer (`task_scorer`) on the evaluation examples every seed shares: test sentences, or eval examples, drawn with the main seed."
@@ -225,27 +210,6 @@ class SeedRuns:
         from headprune_nb.recipes import _joint_batch_size
         b = self.bases[task]
         return phase_plan(budget_steps, _joint_batch_size(b), len(b.data["train"][0] if b.is_translation else b.data["train"]))
-
-    def path(self, task: str, name: str) -> Path:
-        "Where the scores `name` of `task` are cached: `scores/<task>/<name>.npz`."
-        return self.scores_dir / task / f"{name}.npz"
-
-    def scores(self, task: str, s: int, name: str, compute) -> Sample:
-        "The `Sample` of seed `s`'s baseline cached at `path(task, name)`, or `compute()` it and save it (as scores `of(task, s)`)."
-        return cached_sample(self.path(task, name), compute, of=self.of(task, s))
-
-    @staticmethod
-    def name(method: str, K: int, s: int, budget_steps: int | None = None) -> str:
-        "The cache name of `method`'s scores at `K` heads, seed `s`, after a phase of `budget_steps` (None: the profile's phase)."
-        return f"{method}-K{K}-seed{s}" + (f"-steps{budget_steps}" if budget_steps else "")
-
-    @contextlib.contextmanager
-    def budget(self, P: dict, task: str, budget_steps: int | None = None):
-        "Within: `P['train_limit'][task]`, `P['epochs'][task]` are those of a phase of `budget_steps` (`phase`; None: unchanged); restored after."
-        saved = P["train_limit"][task], P["epochs"][task]
-        if budget_steps: P["train_limit"][task], P["epochs"][task] = self.phase(task, budget_steps)
-        try: yield
-        finally: P["train_limit"][task], P["epochs"][task] = saved
 
 
 # %% ../nbs/17_runs.ipynb #7a0c0011

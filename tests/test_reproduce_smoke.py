@@ -168,8 +168,8 @@ def test_michel2019_ablation_smoke_tables(tmp_path, monkeypatch, smoke_cache, sm
     mt = {s: trained("smoke", "synthetic_mt", s, progress=False) for s in (0, 1)}     # cached: named by their weights
     assert all(head_scan_path(mt[s], "one_head_per_site", "valid", 300, 0, 1).exists() for s in (0, 1))
     assert head_scan_path(mt[0], "one_head", "test", 60, 0, 1).exists()
-    from headprune_nb.verdicts import SeedRuns, sample_of                  # scores and kept choices name their baseline
-    of1 = SeedRuns("smoke", "cpu", 0, {}, out).of("synthetic_mt", 1)
+    from headprune_nb.runs import baseline_of, sample_of                  # scores and kept choices name their baseline
+    of1 = baseline_of("smoke", "synthetic_mt", 1)
     assert side["params"]["baseline_of"] == of1 and sample_of(out / "scores" / "synthetic_mt" / "mask-head0-seed1.npz") == of1
     out = run_experiment("michel2019_ablation", "smoke", out_dir=own_copy(out, tmp_path), progress=False, params=dict(seeds=[0]))   # cached
     one = {r["task"]: r for r in read_csv(out / "claims.csv") if r["claim"].startswith("For most")}["synthetic_mt"]
