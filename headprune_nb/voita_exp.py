@@ -43,6 +43,11 @@ class Sweep:
         if seed not in self._bases: self._bases[seed] = trained(self.profile, self.task, seed, self.device)
         return self._bases[seed]
 
+    def metric(self, seed: int | None = None):
+        "The task's metric on the evaluation examples (drawn with the main seed), for seed `seed`'s baseline's tokenizer."
+        from headprune_nb.recipes import task_metric
+        return task_metric(self.base(self.main_seed if seed is None else seed), "eval", self.eval_limit, self.main_seed)
+
     def __call__(self, key: RunKey) -> RunRecord:
         t0 = time.time()
         rec = RUNS[key.method](self, key)
@@ -78,12 +83,6 @@ def unpruned_run(sw: Sweep, key: RunKey) -> RunRecord:
     "The baseline's score with every head."
     return RunRecord(key, metric=float(sw.metric(key.seed)(sw.base(key.seed).model)))
 
-def _metric(sw: Sweep, seed: int | None = None):
-    "The task's metric on the evaluation examples (drawn with the main seed), for seed `seed`'s baseline's tokenizer."
-    from headprune_nb.recipes import task_metric
-    return task_metric(sw.base(sw.main_seed if seed is None else seed), "eval", sw.eval_limit, sw.main_seed)
-
-Sweep.metric = _metric
 RUNS = {"voita": voita_run, "unpruned": unpruned_run}
 
 # %% ../nbs/97_voita_exp.ipynb #97000014
