@@ -68,8 +68,10 @@ sync-check: install
 nbtest: install
 	$(BIN)/nbdev-test --n-workers 2 $(if $(filter 1,$(FAIRSEQ)),--flags fairseq)
 
+# Two test processes (pytest-xdist), a file to each: the dry runs of tests/test_dry_run.py share one scratch folder
+# and run in order in one process while the other files run in the other (tests/conftest.py: one torch thread each)
 pytest: install
-	$(BIN)/pytest -q --durations=15 tests
+	$(BIN)/pytest -q -n 2 --dist loadfile --durations=15 tests
 
 test: sync-check nbtest pytest
 

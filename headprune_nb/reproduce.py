@@ -14,12 +14,12 @@ from .store import (umask_mode, write_atomic, write_csv, write_json, read_csv, o
 from .runs import HEAD_SCANS, head_scan_path, cached_head_scan
 
 # %% auto #0
-__all__ = ['PROFILES', 'EXPERIMENTS', 'INSTALLED', 'USER_RESULTS', 'KERNEL_ARGS', 'KERNEL_ENV', 'RESERVED', 'COMPLETE',
-           'PREVIOUS', 'FRESH', 'RUN_PARAMS', 'ADDITIVE', 'GPU_ASSUMPTION', 'COST_FILE', 'EVAL_BATCH', 'Experiment',
-           'get_experiment', 'reproduce_dir', 'results_dir', 'committed_dir', 'parse_param', 'run_experiment',
-           'quiet_kernel', 'live_output', 'notebook_params', 'check_params', 'finished', 'unfinish', 'set_aside',
-           'params_clash', 'is_complete', 'run_all', 'dry_run_root', 'dry_run_experiment', 'full_cost', 'cost_row',
-           'dry_run_all', 'cost_table', 'cost_line']
+__all__ = ['PROFILES', 'EXPERIMENTS', 'SMOKE_TIMES', 'INSTALLED', 'USER_RESULTS', 'KERNEL_ARGS', 'KERNEL_ENV', 'RESERVED',
+           'COMPLETE', 'PREVIOUS', 'FRESH', 'RUN_PARAMS', 'ADDITIVE', 'GPU_ASSUMPTION', 'COST_FILE', 'EVAL_BATCH',
+           'Experiment', 'get_experiment', 'runtime_of', 'reproduce_dir', 'results_dir', 'committed_dir', 'parse_param',
+           'run_experiment', 'quiet_kernel', 'live_output', 'notebook_params', 'check_params', 'finished', 'unfinish',
+           'set_aside', 'params_clash', 'is_complete', 'run_all', 'dry_run_root', 'dry_run_experiment', 'full_cost',
+           'cost_row', 'dry_run_all', 'cost_table', 'cost_line']
 
 # %% ../nbs/90_reproduce.ipynb #28ff10e1
 PROFILES = ("smoke", "cpu", "full")
@@ -32,7 +32,7 @@ class Experiment:
     title: str
     checks: str
     published: tuple[str, ...] = ()
-    runtime: dict = field(default_factory=dict)   # profile -> rough wall-clock time
+    runtime: dict = field(default_factory=dict)   # cpu, full -> rough wall-clock time (smoke: measured, `runtime_of`)
     reproduces: str = ""                           # in short: the published tables and figures its full run reproduces
 
 EXPERIMENTS = {e.name: e for e in [
@@ -41,23 +41,20 @@ EXPERIMENTS = {e.name: e for e in [
                "Michel et al. 2019 Table 4 (BERT examples/s, original vs 50% heads removed, batch 1/4/16/64); "
                "Li et al. 2021 Figure 4 (speed-up and size shrinkage vs heads left, 10 random masks per level)",
                ("michel2019_table4.csv", "li2021_figure4_claims.csv"),
-               {"smoke": "about 11 s (10.8 s measured)",
-                "cpu": "about 15 min (907 s measured), up to 24 min when a speed-up's interval needs more pairs",
+               {"cpu": "about 15 min (907 s measured), up to 24 min when a speed-up's interval needs more pairs",
                 "full": "about 1 min on one GPU (55 s measured on an NVIDIA H200)"}, "Michel 2019 Table 4; Li 2021 Figure 4"),
     Experiment("baselines", "baselines.ipynb",
                "Unpruned baselines every pruning table is measured against",
                "cpu: MiniLM-L6 on SST-2, RTE and an MNLI proxy (dev-matched -> dev-mismatched), small Enc-Dec on "
                "Multi30k; full: bert-base on MNLI/GLUE, transformer_iwslt_de_en on IWSLT14 (60 epochs)",
-               (), {"smoke": "about 26 s (25.7 s measured)",
-                "cpu": "about 1 h 40 min per seed (measured: SST-2 44 min, Multi30k 33 min, MNLI proxy 16 min, RTE 9 min)",
+               (), {"cpu": "about 1 h 40 min per seed (measured: SST-2 44 min, Multi30k 33 min, MNLI proxy 16 min, RTE 9 min)",
                 "full": "GPU hours: the cost line below"}, "the unpruned rows of every table: bert-base on MNLI, QQP, QNLI, SST-2, RTE; IWSLT14 BLEU"),
     Experiment("michel2019_pruning", "michel2019_pruning.ipynb",
                "Iterative pruning by head importance",
                "Michel et al. 2019 Figure 3 (metric vs share of heads pruned by I_h and by one-head ablation), "
                "Figure 4 (per attention kind, Enc-Dec), Figure 5 (importance across training epochs), Figure 6 (SST-2)",
                ("michel2019_claims.csv",),
-               {"smoke": "about 31 s (30.8 s measured)",
-                "cpu": "about 2 h 10 min over three seeds (the main seed about 50 min), the cpu baselines not included",
+               {"cpu": "about 2 h 10 min over three seeds (the main seed about 50 min), the cpu baselines not included",
                 "full": "GPU hours: the cost line below"}, "Michel 2019 Figures 3, 4, 5, 6"),
     Experiment("michel2019_ablation", "michel2019_ablation.ipynb",
                "Masking one head, or all but one head of a layer",
@@ -65,32 +62,28 @@ EXPERIMENTS = {e.name: e for e in [
                "Tables 5, 6 (best single head chosen on a separate set)",
                ("michel2019_table1.csv", "michel2019_table2.csv", "michel2019_table3.csv", "michel2019_table5.csv",
                 "michel2019_table6.csv"),
-               {"smoke": "about 31 s (30.5 s measured)",
-                "cpu": "about 2 h 15 min over three seeds (the main seed about 50 min), the cpu baselines not included",
+               {"cpu": "about 2 h 15 min over three seeds (the main seed about 50 min), the cpu baselines not included",
                 "full": "GPU hours: the cost line below"}, "Michel 2019 Tables 1, 2, 3, 5, 6"),
     Experiment("voita_lambda", "voita_lambda.ipynb",
                "Heads kept versus the L0 penalty's lambda",
                "Voita et al. 2019 as re-run by Li et al. 2021 (Figure 3): the number of heads a Hard Concrete / L0 "
                "pruner keeps is hard to aim at a chosen K",
                ("li2021_figure3_voita.csv",),
-               {"smoke": "about 13 s (12.6 s measured)",
-                "cpu": "about 25 min over three seeds (about 8 min a seed), the cpu baselines not included",
+               {"cpu": "about 25 min over three seeds (about 8 min a seed), the cpu baselines not included",
                 "full": "GPU hours: the cost line below"}, "Li 2021 Figure 3 (Voita et al. 2019 re-run)"),
     Experiment("dsp2021", "dsp2021.ipynb",
                "Five ways to keep exactly K heads: Michel, pipelined DSP, Voita, STE, joint DSP",
                "Li et al. 2021 Table 3 / Figure 2 (metric vs heads kept, five methods), Figure 5 (speed-up and size vs "
                "metric), Figure 6 (kept heads per layer), Figure 7 (joint DSP selection dynamics), section 5 claims",
                ("li2021_table3.csv", "li2021_claims.csv"),
-               {"smoke": "under 1 min (56.3 s measured)",
-                "cpu": "about 3 h for the tables and claims over three seeds, plus about 9 h for the budget table, the cpu baselines not included",
+               {"cpu": "about 3 h for the tables and claims over three seeds, plus about 9 h for the budget table, the cpu baselines not included",
                 "full": "GPU hours: the cost line below"}, "Li 2021 Table 3, Figures 2, 5, 6, 7"),
     Experiment("pass2023", "pass2023.ipynb",
                "PASS and PASSCONC against DSP, LAG and Voita at K = 16, 32, 48, 64",
                "PASS 2023 Table 1 (metric at equal K), Table 2 (attention-layer speed-up of the pruned models), "
                "Tables 4-7 (per GLUE task), figure 6 (speed-up vs metric), almost-sure sparsity at the end, claims",
                ("pass2023_accuracy.csv", "pass2023_speedup.csv", "pass2023_claims.csv"),
-               {"smoke": "about 45 s (42.5 s measured)",
-                "cpu": "about 7.5 h for the tables and claims over three seeds and four tasks, plus about 3 h for the SST-2 budget table",
+               {"cpu": "about 7.5 h for the tables and claims over three seeds and four tasks, plus about 3 h for the SST-2 budget table",
                 "full": "GPU hours: the cost line below"}, "PASS 2023 Tables 1, 2, 4-7, Figure 6"),
     Experiment("behnke2020", "behnke2020.ipynb",
                "Losing heads in the lottery: confidence-guided iterative pruning with late resetting",
@@ -98,8 +91,7 @@ EXPERIMENTS = {e.name: e for e in [
                "(the pruned architectures re-initialised), Table 7 (translation time and size), section 8 claims",
                ("behnke2020_table3.csv", "behnke2020_table4.csv", "behnke2020_table5.csv", "behnke2020_table7.csv",
                 "behnke2020_claims.csv"),
-               {"smoke": "about 9 s (8.7 s measured)",
-                "cpu": "about 2.2 h per seed, 6.5 h for the default three seeds (it trains its own models)",
+               {"cpu": "about 2.2 h per seed, 6.5 h for the default three seeds (it trains its own models)",
                 "full": "GPU hours: the cost line below"}, "Behnke & Heafield 2020 Tables 3, 5, 7"),
 ]}
 
@@ -110,6 +102,18 @@ def get_experiment(name: str, profile: str | None = None) -> Experiment:
     if profile is not None and profile not in PROFILES:
         raise ValueError(f"unknown profile {profile!r}; choose one of {', '.join(PROFILES)}")
     return EXPERIMENTS[name]
+
+# %% ../nbs/90_reproduce.ipynb #b0bc0b28
+SMOKE_TIMES = "smoke_times.csv"    # reproduce/smoke_times.csv: every smoke run timed from a cold cache (tools/smoke_times.py)
+
+def runtime_of(name: str, path=None) -> dict[str, str]:
+    "Each profile's time for `name` in one line: smoke as measured in `smoke_times.csv`, cpu and full from the registry."
+    p = Path(path) if path else reproduce_dir() / SMOKE_TIMES
+    row = next((r for r in (read_csv(p) if p.exists() else []) if r["experiment"] == name), None)
+    smoke = "not measured yet (python tools/smoke_times.py)" if row is None else (
+        f"about {row['wall_s']:.0f} s ({row['wall_s']} s measured from a cold cache"
+        + (", other work competing: expect less on idle cores)" if row["competing"] == "True" else ")"))
+    return {"smoke": smoke, **EXPERIMENTS[name].runtime}
 
 # %% ../nbs/90_reproduce.ipynb #049ba2e1
 INSTALLED = Path(headprune_nb.__file__).resolve().parent / "_reproduce"
@@ -449,7 +453,7 @@ def cost_table(path=None) -> list[dict]:
 def cost_line(name: str, profile: str | None = None, path=None) -> str:
     "One line saying what a run of `name` costs in `profile`: smoke and cpu as measured (the registry), full from the cost table."
     if profile in ("smoke", "cpu"):
-        return f"{profile} run: {EXPERIMENTS[name].runtime[profile]}, on 2 CPU cores (other work on the machine makes it longer)"
+        return f"{profile} run: {runtime_of(name)[profile]}, on 2 CPU cores (other work on the machine makes it longer)"
     row = next((r for r in cost_table(path) if r["name"] == name), None)
     if row is None: return "full run cost: not estimated yet (run `headprune reproduce --all --profile full --dry-run`)"
     if not row["train_steps"] and not row["eval_examples"]:       # michel2019_speed: it only times forward passes

@@ -20,3 +20,28 @@ def test_the_speed_claims_say_what_the_paper_says():
     rows = [r for r in csv.DictReader((RESULTS.parent / "report" / "claims.csv").open(newline="")) if r["experiment"] == "michel2019_speed"]
     assert len(rows) == 14 and all(r["published"] for r in rows), [r["claim"] for r in rows if not r["published"]]
     assert any(r["published"].startswith("+17.5% at batch 64") for r in rows)
+
+def test_every_smoke_run_is_timed_cold_under_a_minute():
+    "reproduce/smoke_times.csv (tools/smoke_times.py): every experiment's smoke run from a cold cache, under a minute, idle cores."
+    from headprune_nb.reproduce import EXPERIMENTS
+    rows = list(csv.DictReader((RESULTS.parent / "smoke_times.csv").open(newline="")))
+    assert sorted(r["experiment"] for r in rows) == sorted(EXPERIMENTS)
+    slow = {r["experiment"]: r["wall_s"] for r in rows if float(r["wall_s"]) >= 60}
+    assert not slow, f"smoke runs of a minute or more: {slow}"
+    assert not [r["experiment"] for r in rows if r["competing"] == "True"], "measured while other work competed: measure again"
+    assert all(r["commit"] and r["measured_utc"] and r["cores"] for r in rows)
+
+def test_smoke_times_tool_measures_the_run_and_the_machine(tmp_path):
+    "The tool times a child process (wall and CPU seconds), names a failed run, and refuses an unknown experiment."
+    import subprocess, sys
+    sys.path.insert(0, str(RESULTS.parent.parent / "tools"))
+    import smoke_times
+    busy = tmp_path / "headprune"
+    busy.write_text(f"#!/bin/sh\nexec {sys.executable} -c 'import time\nt = time.process_time()\nwhile time.process_time() - t < 0.6: pass'\n")
+    busy.chmod(0o755)
+    row = smoke_times.measure("x", str(busy), tmp_path)
+    assert row["wall_s"] >= 0.6 and 0.5 <= row["cpu_s"] <= row["wall_s"] + 0.2 and row["other_cores"] is not None, row
+    busy.write_text("#!/bin/sh\necho broken >&2\nexit 3\n")
+    with pytest.raises(SystemExit, match="x: the smoke run failed .exit 3.*broken"): smoke_times.measure("x", str(busy), tmp_path)
+    r = subprocess.run([sys.executable, str(RESULTS.parent.parent / "tools" / "smoke_times.py"), "nope"], capture_output=True, text=True)
+    assert r.returncode == 1 and r.stderr.strip().startswith("unknown experiment(s) nope") and "Traceback" not in r.stderr
