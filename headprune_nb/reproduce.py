@@ -4,7 +4,7 @@
 
 # %% ../nbs/90_reproduce.ipynb #dc1f8380
 from __future__ import annotations
-import contextlib, csv, io, json, os, platform, subprocess, sys, tempfile, time
+import contextlib, csv, functools, io, json, os, platform, subprocess, sys, tempfile, time
 from dataclasses import dataclass, field
 from pathlib import Path
 import headprune_nb
@@ -103,7 +103,7 @@ def get_experiment(name: str, profile: str | None = None) -> Experiment:
         raise ValueError(f"unknown profile {profile!r}; choose one of {', '.join(PROFILES)}")
     return EXPERIMENTS[name]
 
-# %% ../nbs/90_reproduce.ipynb #b0bc0b28
+# %% ../nbs/90_reproduce.ipynb #37643577
 SMOKE_TIMES = "smoke_times.csv"    # reproduce/smoke_times.csv: every smoke run timed from a cold cache (tools/smoke_times.py)
 
 def runtime_of(name: str, path=None) -> dict[str, str]:
@@ -373,6 +373,10 @@ def dry_run_experiment(name: str, params: dict | None = None, out_dir=None, comm
 # %% ../nbs/90_reproduce.ipynb #94dadaf3
 def _model_measures(model: str, vocab: int | None, labels: int | None, seq: int = 128) -> dict:
     "Forward FLOPs per token, activation bytes saved for backward per token, and parameters of a named architecture."
+    return dict(_measured(model, vocab, labels, seq))
+
+@functools.lru_cache(maxsize=None)        # a dry run of every experiment measures the same few architectures again and again
+def _measured(model, vocab, labels, seq):
     import torch
     from headprune_nb.models import ARCHITECTURES, ENCDEC_SHAPES, encdec_config
     from headprune_nb.bench import forward_flops, random_batch, n_params
