@@ -20,3 +20,11 @@ def test_the_speed_claims_say_what_the_paper_says():
     rows = [r for r in csv.DictReader((RESULTS.parent / "report" / "claims.csv").open(newline="")) if r["experiment"] == "michel2019_speed"]
     assert len(rows) == 14 and all(r["published"] for r in rows), [r["claim"] for r in rows if not r["published"]]
     assert any(r["published"].startswith("+17.5% at batch 64") for r in rows)
+
+def test_every_committed_rule_is_registered(monkeypatch):
+    "Every rule of a committed claim or budget row is in reproduce/rules.csv (tools/rules.py registers them; the report says which came after their results)."
+    import importlib.util
+    monkeypatch.setenv("HEADPRUNE_REPRODUCE_DIR", str(RESULTS.parent))
+    spec = importlib.util.spec_from_file_location("rules_tool", RESULTS.parent.parent / "tools" / "rules.py")
+    tool = importlib.util.module_from_spec(spec); spec.loader.exec_module(tool)
+    assert tool.main(["--check"]) == 0, "rules not registered: run python tools/rules.py (and commit reproduce/rules.csv)"
