@@ -57,7 +57,7 @@ def t_cdf(x: float, df: float) -> float:
 
 @lru_cache(maxsize=65536)
 def t_ppf(p: float, df: float) -> float:
-    "The p-quantile of Student's t with `df` degrees of freedom (bisection on `t_cdf`; fractional df for Satterthwaite's)."
+    "The p-quantile of Student's t with `df` degrees of freedom (bisection on `t_cdf`; any positive df)."
     if not 0 < p < 1: raise ValueError(f"p must be in (0, 1), got {p}")
     lo, hi = -1.0, 1.0
     while t_cdf(lo, df) > p: lo *= 2
@@ -163,23 +163,17 @@ def highest(values): return nth_best(values, 1)
 # %% ../nbs/93_verdicts.ipynb #t2code01
 @dataclass(frozen=True)
 class Spread:
-    "A smooth statistic's point (of the seed-averaged metrics) and its variance in two parts: seeds (S - 1 df) and shared examples."
+    "A smooth statistic's point (of the seed-averaged metrics) and its variance in two parts: seeds (S - 1 df) and the examples' shared part."
     point: float
     v_seed: float
     v_examples: float
     n_seeds: int
 
-    @property
-    def df(self) -> float:
-        "Welch-Satterthwaite degrees of freedom of V = v_seed + v_examples (the examples' part has many)."
-        if self.n_seeds < 2 or self.v_seed <= 0: return math.inf
-        return (self.v_seed + self.v_examples) ** 2 / (self.v_seed ** 2 / (self.n_seeds - 1))
-
     def bounds(self, a_lo: float, a_hi: float) -> tuple[float, float]:
-        "(lo, hi): point -/+ Student's quantiles at one-sided error rates a_lo, a_hi times sqrt(V)."
-        sd = math.sqrt(self.v_seed + self.v_examples)
-        if sd == 0: return self.point, self.point
-        return self.point - t_ppf(1 - a_lo, self.df) * sd, self.point + t_ppf(1 - a_hi, self.df) * sd
+        "(lo, hi) at one-sided error rates a_lo, a_hi: Student's t (S - 1 df) on the seed part and the normal on the examples', in quadrature."
+        df = self.n_seeds - 1 if self.n_seeds > 1 else math.inf
+        h = lambda a: math.hypot(t_ppf(1 - a, df) * math.sqrt(self.v_seed), t_ppf(1 - a, math.inf) * math.sqrt(self.v_examples))
+        return (self.point, self.point) if self.v_seed + self.v_examples == 0 else (self.point - h(a_lo), self.point + h(a_hi))
 
 def spread(term: Term, seeds: dict, boot: dict) -> Spread:
     "`term`'s Spread from each system's metric per seed (`seeds`: name -> [S]) and per resample and seed (`boot`: name -> [B, S])."

@@ -1,7 +1,7 @@
 """Coverage study of the claims' intervals (nbs/93_verdicts): for every statistic form the claims use, the share of simulated
 experiments whose 95% interval covers the true value, under no seed effect, a dominant seed effect and equal systems.
 Writes reproduce/coverage.csv, which nbs/93_verdicts' test reads (every form in use within 93-98%).
-Run: `python tools/coverage.py [reps [k/n [out]]]` (default 1000 runs per cell, 4000 for the fast smooth forms); `k/n`: only
+Run: `python tools/coverage.py [reps [k/n [out]]]` (default 1000 runs per cell, 4000 for the fast smooth forms; the committed table: 700); `k/n`: only
 cells k, k + n, ... (each cell has its own generator, so parts give the numbers of one run); merge the parts' CSVs by hand."""
 import csv, math, sys, time
 from pathlib import Path
