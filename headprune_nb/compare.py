@@ -21,18 +21,19 @@ from .bench import compare_pruned
 from .api import make_pruner
 from .runs import (RunKey, RunRecord, SeedRuns, Sample, load_record, save_record, record_path, run_grid,
                                score_masked, sample_of, sample_made, baseline_of, recipe_index)
-from .verdicts import Rule, evidence, claim_row, not_checked_row, budget_table, seed_band, nth_best
+from .verdicts import Rule, evidence, claim_row, not_checked_row, budget_table, seed_band, lowest, highest, guard
 
 # %% auto #0
-__all__ = ['METHODS', 'JOINT', 'PIPELINED', 'PHASES', 'RECORDS_ONLY', 'RUNS', 'TABLE_EXTRAS', 'PUB_MODEL', 'NAME', 'TABLES',
-           'arch_model', 'Baselines', 'Comparison', 'stops', 'run_name', 'gates_of', 'decided', 'run_phase',
-           'run_michel_curve', 'run_michel', 'run_voita_lam', 'run_voita', 'load_of', 'run_speed', 'run_attention',
-           'run_dynamics', 'run_unpruned', 'timing_keys', 'timed', 'run_comparison', 'metric_rows', 'mask_rows',
-           'timing_rows', 'layer_rows', 'dynamics_rows', 'mean_gap', 'lead', 'group_gap', 'closeness', 'gate_rows',
-           'decided_rows', 'attention_rows', 'timing_noise', 'sure_counts', 'most', 'axes_row', 'draw_curves',
-           'draw_tradeoff', 'draw_layers', 'draw_speed', 'figure', 'draw_dynamics', 'beside_published', 'parse_name',
-           'attach', 'migrated', 'default_steps', 'seed_sweeps', 'migrate_scores', 'migrate_sweeps', 'migrate_curves',
-           'migrate_tables', 'migrate', 'amend', 'migrate_pass_runs', 'migrate_pass_timings', 'migrate_pass']
+__all__ = ['METHODS', 'JOINT', 'PIPELINED', 'PHASES', 'RECORDS_ONLY', 'RUNS', 'TABLE_EXTRAS', 'GATED', 'GATES_DECIDED',
+           'PUB_MODEL', 'NAME', 'TABLES', 'arch_model', 'Baselines', 'Comparison', 'stops', 'run_name', 'gates_of',
+           'decided', 'run_phase', 'run_michel_curve', 'run_michel', 'run_voita_lam', 'run_voita', 'load_of',
+           'run_speed', 'run_attention', 'run_dynamics', 'run_unpruned', 'timing_keys', 'timed', 'run_comparison',
+           'metric_rows', 'mask_rows', 'timing_rows', 'layer_rows', 'dynamics_rows', 'mean_gap', 'lead', 'group_gap',
+           'closeness', 'gate_rows', 'decided_rows', 'attention_rows', 'timing_noise', 'sure_counts', 'most',
+           'axes_row', 'draw_curves', 'draw_tradeoff', 'draw_layers', 'draw_speed', 'figure', 'draw_dynamics',
+           'beside_published', 'parse_name', 'attach', 'migrated', 'default_steps', 'seed_sweeps', 'migrate_scores',
+           'migrate_sweeps', 'migrate_curves', 'migrate_tables', 'migrate', 'amend', 'migrate_pass_runs',
+           'migrate_pass_timings', 'migrate_pass']
 
 # %% ../nbs/95_compare.ipynb #73568688
 METHODS = ("michel", "pipelined_dsp", "voita", "ste", "joint_dsp")      # Li et al. (2021), Table 3
@@ -368,20 +369,19 @@ def mean_gap(a: str, b: str, ks):
     return lambda m: sum(m[f"{a}@{K}"] - m[f"{b}@{K}"] for K in ks) / len(ks)
 
 # %% ../nbs/95_compare.ipynb #d4ef22c2
-def lead(leader: str, others, ks, need: int = 1):
-    "Statistic: the `need`-th best over `ks` of (leader - the best of `others`): above 0 iff the leader leads at `need` of them."
-    return lambda m: nth_best([m[f"{leader}@{K}"] - np.maximum.reduce([m[f"{o}@{K}"] for o in others]) for K in ks], need)
+def lead(leader: str, others, ks):
+    "Statistic: the smallest over `ks` of (leader - the best of `others`): above 0 iff the leader leads at every K (`verdicts.lowest`, `highest`)."
+    return lambda m: lowest([m[f"{leader}@{K}"] - highest([m[f"{o}@{K}"] for o in others]) for K in ks])
 
 # %% ../nbs/95_compare.ipynb #ca7c78f6
-def group_gap(group, rivals, ks, need: int):
-    "Statistic: the `need`-th best over `ks` of (the worst of `group` - the best of `rivals`)."
-    return lambda m: nth_best([np.minimum.reduce([m[f"{g}@{K}"] for g in group]) - np.maximum.reduce([m[f"{r}@{K}"] for r in rivals])
-                               for K in ks], need)
+def group_gap(group, rivals, ks):
+    "Statistic: the mean over `ks` of (the mean of `group` - the mean of `rivals`) (a smallest pairwise gap covers too often, nbs/93_verdicts)."
+    return lambda m: sum(sum(m[f"{g}@{K}"] for g in group) / len(group) - sum(m[f"{r}@{K}"] for r in rivals) / len(rivals) for K in ks) / len(ks)
 
 # %% ../nbs/95_compare.ipynb #8b0708e3
-def closeness(group, ref: str, ks, need: int):
-    "Statistic: the `need`-th smallest over `ks` of the largest |g - ref| over `group`."
-    return lambda m: -nth_best([-np.maximum.reduce([abs(m[f"{g}@{K}"] - m[f"{ref}@{K}"]) for g in group]) for K in ks], need)
+def closeness(group, ref: str, ks):
+    "Statistic: the largest |g - ref| over `group` and `ks`: below a bound iff every g is that close to `ref` at every K."
+    return lambda m: highest([abs(m[f"{g}@{K}"] - m[f"{ref}@{K}"]) for g in group for K in ks])
 
 # %% ../nbs/95_compare.ipynb #2146494a
 def gate_rows(recs: dict, keys) -> list[dict]:
@@ -462,6 +462,22 @@ def phase_steps(self: Comparison, recs: dict, task: str, methods=JOINT):
     return next((r.extra["steps"] for k, r in recs.items() if k.task == task and k.seed == self.main_seed and k.budget is None
                  and k.method in methods and "steps" in r.extra), None)
 
+# %% ../nbs/95_compare.ipynb #gt0code1
+GATED, GATES_DECIDED = ("pass", "passconc", "lag"), 0.5     # methods whose Hard Concrete gates end open or closed; the share decided that says trained
+
+@patch
+def trained(self: Comparison, recs: dict, task: str, methods, ks, seeds, budget=None) -> dict:
+    "{run: (trained, shown)}: the convergence signal of each gated run of `methods` at `ks` and `seeds` that has a record with gate states."
+    out = {}
+    for m in (m for m in methods if m in GATED):
+        for K in ks:
+            for s in seeds:
+                if not (g := getattr(recs.get(self.key(task, m, K, s, budget)), "gates", None)): continue
+                n = g["open"] + g["closed"] + g["undecided"]
+                out[f"{m}@{K} seed {s}"] = (n > 0 and g["undecided"] <= (1 - GATES_DECIDED) * n,
+                                            f"{m.upper()} K={K} seed {s}: {g['undecided']}/{n} gates undecided")
+    return out
+
 # %% ../nbs/95_compare.ipynb #8140a005
 @patch
 def claim_rows(self: Comparison, recs: dict, task: str, stats: dict, published: dict, seeds) -> list[dict]:
@@ -472,16 +488,16 @@ def claim_rows(self: Comparison, recs: dict, task: str, stats: dict, published: 
             rows.append(not_checked_row(claim, task, "methods missing or no K in range")); continue
         rule, stat, ms, ks = stats[kind]
         ev = evidence(self.samples(recs, task, ms, ks, seeds), stat, seed=self.main_seed)
-        rows.append(claim_row(claim, task, rule, ev, budget=budget))
+        rows.append(guard(claim_row(claim, task, rule, ev, budget=budget), self.trained(recs, task, ms, ks, seeds)))
     return rows
 
 # %% ../nbs/95_compare.ipynb #d3617df1
 @patch
 def budget_rows(self: Comparison, recs: dict, task: str, forms, budgets, seeds) -> list[dict]:
     "budgets.csv rows: each form (published claim, claim, rule, statistic, methods, K) at the default phase and each of `budgets`."
-    return [row for published, claim, rule, stat, ms, ks in forms
-            for row in budget_table(claim, task, rule, stat, lambda b: self.samples(recs, task, ms, ks, seeds, b), budgets,
-                                    self.phase_steps(recs, task), seed=self.main_seed, published_claim=published)]
+    return [guard(row, self.trained(recs, task, ms, ks, seeds, b)) for published, claim, rule, stat, ms, ks in forms
+            for b, row in zip([None, *budgets], budget_table(claim, task, rule, stat, lambda b: self.samples(recs, task, ms, ks, seeds, b), budgets,
+                                                             self.phase_steps(recs, task), seed=self.main_seed, published_claim=published))]
 
 # %% ../nbs/95_compare.ipynb #3798abd4
 @patch

@@ -12,7 +12,7 @@ import numpy as np
 from .runs import RunKey, RunRecord, run_grid, load_sample, save_record
 from .store import read_csv, read_json, write_json, blank, dry_run, dry_note
 from .heads import ENC_DEC_KINDS
-from .verdicts import NOISE, NOTICEABLE, Rule, evidence, claim_row, not_checked_row, NOT_CHECKED, vote_row
+from .verdicts import NOISE, NOTICEABLE, Rule, evidence, claim_row, not_checked_row, NOT_CHECKED, vote_row, lowest
 
 # %% auto #0
 __all__ = ['DEFAULTS', 'TRAINING', 'RECORDS', 'VOTE', 'CHECKS', 'INTERVALS', 'PROPERTY', 'RUN_FIELDS', 'METHODS', 'settings',
@@ -291,7 +291,7 @@ def quality_claim(main: SeedRecords, seeds: list, judged) -> tuple | None:
     if not rs: return None
     names = {"r0": ("tickets", 0), **{f"r{i}": ("tickets", i) for i in rs}}
     return (Rule(f"worst BLEU change of a converged ticket up to 67% removed (rounds {rs}) - unpruned", ">", -NOTICEABLE),
-            samples(seeds, names), lambda x, rs=rs: np.minimum.reduce([x[f"r{i}"] - x["r0"] for i in rs]))
+            samples(seeds, names), lambda x, rs=rs: lowest([x[f"r{i}"] - x["r0"] for i in rs]))
 
 # %% ../nbs/96_lottery_exp.ipynb #83b5b12f
 def reinit_claim(main: SeedRecords, seeds: list, judged) -> tuple | None:
@@ -300,7 +300,7 @@ def reinit_claim(main: SeedRecords, seeds: list, judged) -> tuple | None:
     names = {**{f"ticket{i}": ("tickets", i) for i in judged}, **{f"reinit{i}": ("reinits", i) for i in judged}}
     return (Rule("smallest BLEU gap ticket - re-initialised over the rounds whose architecture keeps a cross-attention head "
                  f"in every seed ({judged})", ">", 0.0), samples(seeds, names),
-            lambda x, rs=judged: np.minimum.reduce([x[f"ticket{i}"] - x[f"reinit{i}"] for i in rs]))
+            lambda x, rs=judged: lowest([x[f"ticket{i}"] - x[f"reinit{i}"] for i in rs]))
 
 # %% ../nbs/96_lottery_exp.ipynb #dfaabfc4
 INTERVALS = dict(quality_holds=quality_claim, pruned_beats_reinit=reinit_claim)

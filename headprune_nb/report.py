@@ -13,10 +13,11 @@ from .verdicts import verdict_kind, verdict_counts, verdict_word
 
 
 # %% auto #0
-__all__ = ['REPORTED', 'PAPERS', 'STYLE', 'CLAIM_COLS', 'check_profiles', 'finished_results', 'published_claims', 'claim_rows',
-           'inside_band', 'three_way_claims', 'side_by_side', 'paper_of', 'claim_evidence', 'decided_by',
-           'budget_moves', 'claim_counts', 'to_markdown', 'to_html', 'report_blocks', 'default_report_dir',
-           'build_report']
+__all__ = ['REPORTED', 'PAPERS', 'RULES', 'RULE_COLS', 'STYLE', 'CLAIM_COLS', 'check_profiles', 'finished_results',
+           'published_claims', 'claim_rows', 'inside_band', 'three_way_claims', 'side_by_side', 'paper_of',
+           'claim_evidence', 'decided_by', 'budget_moves', 'claim_counts', 'holm', 'chance_of', 'chance_line',
+           'holm_rows', 'rule_key', 'registered_rules', 'results_seen', 'rule_status', 'rule_rows', 'stats_blocks',
+           'to_markdown', 'to_html', 'report_blocks', 'default_report_dir', 'build_report']
 
 # %% ../nbs/92_report.ipynb #360b8f9c
 REPORTED = ("cpu", "full")          # smoke results are plumbing checks: reported only when asked for
@@ -177,6 +178,102 @@ def claim_counts(claims: list[dict]) -> list[dict]:
                                                          shown=True))
             for p, prof in keys]
 
+# %% ../nbs/92_report.ipynb #st0code1
+from .verdicts import LEVEL, VOTE_SEEDS, vote_chance
+
+def holm(ps: list, alpha: float = 1 - LEVEL) -> list[bool]:
+    "Holm's step-down test: which of the p-values `ps` stay significant at family-wise error rate `alpha`."
+    keep, m = [False] * len(ps), len(ps)
+    for rank, i in enumerate(sorted(range(m), key=lambda i: ps[i])):
+        if ps[i] > alpha / (m - rank): break
+        keep[i] = True
+    return keep
+
+def _rows_of(found, files=("claims.csv",)) -> list[dict]:
+    "Every row of `files` in the finished result folders `found`, with its experiment, profile and paper."
+    return [dict(r, experiment=n, profile=p, paper_name=paper_of(n, r.get("of_paper", "")))
+            for n, p, d in found for f in files if (d / f).exists() for r in read_csv(d / f)]
+
+def chance_of(r: dict) -> float:
+    "The chance that row `r` is decisive when its statistic sits at its threshold: 1 - level (an interval), the vote's chance (a vote that may decide), else 0."
+    if r.get("lo") not in (None, ""): return 1 - float(r.get("level") or LEVEL)
+    n = int(r["seeds"]) if str(r.get("seeds", "")).isdigit() else 0
+    return vote_chance(n) if r.get("seeds_holding") not in (None, "") and n >= VOTE_SEEDS else 0.0
+
+def chance_line(found) -> str:
+    "One sentence: decisive verdicts over every claim and budget row of `found`, and how many chance alone would give."
+    rows = _rows_of(found, ("claims.csv", "budgets.csv"))
+    decisive = sum(verdict_kind(r) in ("supported", "contradicted") for r in rows)
+    return (f"Chance: {len(rows)} claim and budget rows, {decisive} of them decisive; if every statistic sat at its threshold, "
+            f"chance alone would give about {sum(map(chance_of, rows)):.1f} decisive verdicts (5% per interval; a vote only with at "
+            f"least {VOTE_SEEDS} seeds).")
+
+def holm_rows(found) -> list[dict]:
+    "Each paper's interval claims (claims.csv rows with a p) per profile: raw verdict beside the verdict after Holm's adjustment over that paper's."
+    fam = {}
+    for r in _rows_of(found):
+        if _num(r.get("p")) is not None: fam.setdefault((r["paper_name"], r["profile"]), []).append(r)
+    out = []
+    for (paper, profile), rs in fam.items():
+        for r, keep in zip(rs, holm([_num(r["p"]) for r in rs])):
+            v = verdict_kind(r)
+            out.append(dict(paper=paper, profile=profile, experiment=r["experiment"], task=r.get("task", ""), claim=_short(r["claim"], 70),
+                            p=r["p"], verdict=v, holm=v if keep or v not in ("supported", "contradicted") else "inconclusive (Holm)"))
+    return out
+
+# %% ../nbs/92_report.ipynb #st0code2
+RULES = "rules.csv"            # reproduce/rules.csv: every claim's rule as registered (tools/rules.py)
+RULE_COLS = ("experiment", "profile", "task", "claim", "budget", "rule", "commit", "registered_utc")
+
+def rule_key(r: dict) -> tuple:
+    "What a rule is registered for: experiment, profile, task, claim, and the budget of a budget row (a claim's own phase is not part of it)."
+    return (r["experiment"], r["profile"], r.get("task", "") or "", r["claim"], str(r.get("budget", "")) if r.get("phase") == "budget" else "")
+
+def registered_rules(path: Path | None = None) -> dict:
+    "{rule_key: [rows]} of the rules file (none: empty)."
+    p, out = path or reproduce_dir() / RULES, {}
+    for r in (read_csv(p) if p.exists() else []): out.setdefault(rule_key(dict(r, phase="budget" if r.get("budget") else "")), []).append(r)
+    return out
+
+def results_seen(d: Path) -> str | None:
+    "When result folder `d`'s results were first seen: the earliest finish time of the runs that made it (complete.json, its parts, provenance files)."
+    c = finished(d) or {}
+    times = [c.get("finished_utc")] + [r.get("finished_utc") for r in c.get("runs", [])]
+    for p in d.glob("*provenance.json"):
+        try: times.append(json.loads(p.read_text()).get("finished_utc"))
+        except ValueError: pass
+    return min((t for t in times if t), default=None)
+
+def rule_status(r: dict, rules: dict, seen: str | None) -> tuple[str, str]:
+    "(status, registered): 'registered before the results' only if this very rule text was registered before `seen`; else 'rule written after the results'."
+    regs = sorted((x for x in rules.get(rule_key(r), []) if x["rule"] == r.get("rule", "")), key=lambda x: x["registered_utc"])
+    if not regs: return "rule written after the results", "not registered"
+    when = f"{regs[0]['registered_utc']} at {regs[0]['commit'][:10]}"
+    return ("rule registered before the results" if seen and regs[0]["registered_utc"] < seen else "rule written after the results"), when
+
+def rule_rows(found, rules: dict | None = None) -> list[dict]:
+    "Per claim and budget row with a rule: when its rule was registered beside when its results were first seen."
+    rules = registered_rules() if rules is None else rules
+    seen = {(n, p): results_seen(d) for n, p, d in found}
+    out = []
+    for r in _rows_of(found, ("claims.csv", "budgets.csv")):
+        if not r.get("rule"): continue
+        status, when = rule_status(r, rules, seen[r["experiment"], r["profile"]])
+        out.append(dict(experiment=r["experiment"], profile=r["profile"], task=r.get("task", ""), claim=_short(r["claim"], 60),
+                        budget=r.get("budget", "") if r.get("phase") == "budget" else "", results_seen=seen[r["experiment"], r["profile"]],
+                        registered=when, status=status))
+    return out
+
+def stats_blocks(found) -> list[tuple]:
+    "The report's blocks on chance, Holm's adjustment and when the rules were written."
+    rr = rule_rows(found)
+    before = sum(r["status"] == "rule registered before the results" for r in rr)
+    return [("h", 3, "Chance, multiplicity and when the rules were written"), ("p", chance_line(found)),
+            ("p", "Each paper's interval claims with Holm's adjustment over that paper's claims of one profile (family-wise 5%):"),
+            ("table", holm_rows(found)),
+            ("p", f"Rules: {before} of {len(rr)} rows have a rule registered (reproduce/rules.csv) before their results were first seen; "
+                  f"the other {len(rr) - before}: rule written after the results."), ("table", rule_rows(found))]
+
 # %% ../nbs/92_report.ipynb #f65a6eb9
 def to_markdown(blocks: list[tuple], base: Path) -> str:
     "Markdown: tables as pipe tables, figures as relative links from `base`."
@@ -263,12 +360,12 @@ def report_blocks(found, claims: list[dict], yours=()) -> list[tuple]:
                     "(your run in ./headprune-results/). Every number of ours comes from a run whose command, profile, "
                     "seed, version and machine are listed with it; published numbers are transcriptions."),
               ("h", 2, "Claims"),
-              ("p", "Verdicts per paper (committed runs): supported or contradicted only when the interval (paired bootstrap "
-                    "over the evaluation examples, combined with the spread across seeds) excludes the rule's threshold, "
+              ("p", "Verdicts per paper (committed runs): supported or contradicted only when the interval (the crossed design "
+                    "of training seeds and shared evaluation examples, nbs/93_verdicts) excludes the rule's threshold, "
                     "inconclusive when it straddles it; a property with no evaluation sample to resample (a count of heads, "
                     "a timing against its noise) is checked once per training seed instead: supported if it holds in every "
-                    "seed (at least two), contradicted if in none, inconclusive otherwise (claims.csv: decided_by); old style: a two-way verdict from one seed without an interval, or a decisive one from a single training seed (an older rule); other: not run, not checked, or not a test (a property of a method, shown, not decided)."),
-              ("table", claim_counts(claims)), ("table", _claim_table(claims))]
+                    "seed (at least six: a coin flip per seed agrees with a 3% chance), contradicted if in none, inconclusive otherwise (claims.csv: decided_by); old style: a two-way verdict from one seed without an interval, or a decisive one from a single training seed (an older rule); other: not run, not checked, not decided (under-trained: a run that failed its method's convergence signal), or not a test (a property of a method, shown, not decided)."),
+              ("table", claim_counts(claims)), ("table", _claim_table(claims)), *stats_blocks(found)]
     ran, mine = {(n, p): d for n, p, d in found}, {(n, p): d for n, p, d in yours}
     for name, exp in EXPERIMENTS.items():
         blocks += [("h", 2, f"{name}: {exp.title}"), ("p", f"Checks: {exp.checks}")]

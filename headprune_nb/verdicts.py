@@ -4,9 +4,10 @@
 
 # %% ../nbs/93_verdicts.ipynb #b7ff7883
 from __future__ import annotations
-import contextlib, json, math, os, sys, tempfile, time
+import contextlib, json, math, operator, os, sys, tempfile, time
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from pathlib import Path
 import numpy as np
 import torch
@@ -16,9 +17,11 @@ from .runs import (Sample, ngram_stats, bleu_from_stats, correct_per_example, bl
                                SEEDS, BUDGETS, phase_limit, phase_plan, SeedRuns)
 
 # %% auto #0
-__all__ = ['LEVEL', 'N_BOOT', 'NOTICEABLE', 'CLOSE', 'ALMOST_EVERY', 'MIN_SEEDS', 'VERDICTS', 'NOT_CHECKED', 'NOISE', 'OLD_STYLE',
-           'ONE_SEED', 'resample_weights', 'ordinal', 'nth_best', 'Evidence', 'evidence', 'Rule', 'decide', 'claim_row',
-           'not_checked_row', 'seed_vote', 'vote_row', 'verdict_word', 'verdict_kind', 'verdict_counts', 'budget_table',
+__all__ = ['LEVEL', 'N_BOOT', 'NOTICEABLE', 'CLOSE', 'ALMOST_EVERY', 'MIN_SEEDS', 'VERDICTS', 'NOT_CHECKED', 'NOISE',
+           'VOTE_CHANCE', 'VOTE_SEEDS', 'UNDER_TRAINED', 'OLD_STYLE', 'ONE_SEED', 't_cdf', 't_ppf', 'resample_weights',
+           'ordinal', 'Stat', 'Term', 'Order', 'Abs', 'Neg', 'nth_best', 'lowest', 'highest', 'Spread', 'spread',
+           'Evidence', 'evidence', 'p_value', 'Rule', 'decide', 'claim_row', 'not_checked_row', 'vote_chance',
+           'seed_vote', 'vote_row', 'guard', 'verdict_word', 'verdict_kind', 'verdict_counts', 'budget_table',
            'seed_band']
 
 # %% ../nbs/93_verdicts.ipynb #e4279dbb
@@ -30,6 +33,38 @@ ALMOST_EVERY = 0.8    # share of the K values that "almost every K" asks for
 MIN_SEEDS = 2         # a decisive verdict needs at least this many training seeds
 VERDICTS = ("supported", "contradicted", "inconclusive")
 
+# %% ../nbs/93_verdicts.ipynb #t0code01
+def _betacf(a: float, b: float, x: float) -> float:
+    "Continued fraction of the regularized incomplete beta function (modified Lentz; Numerical Recipes 6.4)."
+    tiny, h, c, d = 1e-300, 0.0, 1.0, 1 - (a + b) * x / (a + 1)
+    d = 1 / (d if abs(d) > tiny else tiny); h = d
+    for m in range(1, 300):
+        for aa in (m * (b - m) * x / ((a - 1 + 2 * m) * (a + 2 * m)), -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 1 + 2 * m))):
+            d = 1 + aa * d; d = 1 / (d if abs(d) > tiny else tiny)
+            c = 1 + aa / c; c = c if abs(c) > tiny else tiny
+            h *= d * c
+        if abs(d * c - 1) < 1e-14: break
+    return h
+
+def t_cdf(x: float, df: float) -> float:
+    "P(T <= x) for Student's t with `df` (any positive real) degrees of freedom; beyond 1e5, the normal."
+    if df > 1e5: return 0.5 * math.erfc(-x / math.sqrt(2))
+    a, b, z = df / 2, 0.5, df / (df + x * x)                   # P(|T| > |x|) = I_z(df/2, 1/2)
+    lf = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(z) + b * math.log1p(-z) if 0 < z < 1 else None
+    tail2 = 1.0 if z >= 1 else 0.0 if z <= 0 else (math.exp(lf) * _betacf(a, b, z) / a if z < (a + 1) / (a + b + 2)
+                                                    else 1 - math.exp(lf) * _betacf(b, a, 1 - z) / b)
+    return 1 - tail2 / 2 if x > 0 else tail2 / 2
+
+@lru_cache(maxsize=65536)
+def t_ppf(p: float, df: float) -> float:
+    "The p-quantile of Student's t with `df` degrees of freedom (bisection on `t_cdf`; any positive df)."
+    if not 0 < p < 1: raise ValueError(f"p must be in (0, 1), got {p}")
+    lo, hi = -1.0, 1.0
+    while t_cdf(lo, df) > p: lo *= 2
+    while t_cdf(hi, df) < p: hi *= 2
+    while hi - lo > 1e-9 * max(1.0, abs(lo)): mid = (lo + hi) / 2; lo, hi = (mid, hi) if t_cdf(mid, df) < p else (lo, mid)
+    return (lo + hi) / 2
+
 # %% ../nbs/93_verdicts.ipynb #594143c4
 def resample_weights(n: int, n_boot: int = N_BOOT, seed: int = 0) -> np.ndarray:
     "[n_boot, n] counts: how often each of n examples is drawn in each bootstrap resample."
@@ -39,46 +74,158 @@ def ordinal(n: int) -> str:
     "1st, 2nd, 3rd, 4th, ... (for rules written in words)."
     return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
 
-def nth_best(values, need: int):
-    "The `need`-th largest of `values` (numbers or equal-shaped arrays): 'at least `need` of them exceed x' iff this exceeds x."
+def _nth(values, need: int):
     v = np.sort(np.stack([np.asarray(x, dtype=np.float64) for x in values]), axis=0)
     if not 1 <= need <= len(v): raise ValueError(f"need must be between 1 and {len(v)}, got {need}")
     return v[len(v) - need]
 
+class Stat:
+    "A claim's statistic of the systems' metrics, traced (`evidence`): `value(metrics)`, and `bounds(noise, a_lo, a_hi)` (one-sided error rates)."
+    def __neg__(self): return self * -1
+    def __sub__(self, o): return self + (-_stat(o))
+    def __rsub__(self, o): return _stat(o) - self
+    def __radd__(self, o): return self + o
+
+def _stat(x) -> Stat: return x if isinstance(x, Stat) else Term(lambda t, c=x: c)
+
+# %% ../nbs/93_verdicts.ipynb #t1term01
+class Term(Stat):
+    "A smooth statistic of the metrics (arithmetic and numpy ufuncs on them); its interval is `Spread`'s."
+    def __init__(self, f): self.f = f
+    def value(self, t): return self.f(t)
+    def _map(self, fn, *xs):
+        xs = [_stat(x) for x in xs]
+        return Term(lambda t: fn(*[x.f(t) for x in xs])) if all(isinstance(x, Term) for x in xs) else NotImplemented
+    def __add__(self, o): return _stat(o) + self if isinstance(o, (Order, Abs)) else self._map(operator.add, self, o)
+    def __mul__(self, o): return self._map(operator.mul, self, o)
+    __rmul__ = __mul__
+    def __truediv__(self, o): return self._map(operator.truediv, self, o)
+    def __rtruediv__(self, o): return self._map(operator.truediv, o, self)
+    def __abs__(self): return Abs(self)
+    def __array_ufunc__(self, ufunc, method, *xs, **kw):
+        if method != "__call__" or kw: return NotImplemented
+        if ufunc in (np.minimum, np.maximum) and sum(isinstance(x, Stat) for x in xs) > 1: return nth_best(xs, len(xs) if ufunc is np.minimum else 1)
+        return self._map(ufunc, *xs)
+    def bounds(self, noise, a_lo: float, a_hi: float): return noise(self).bounds(a_lo, a_hi)
+
+# %% ../nbs/93_verdicts.ipynb #t1ordr01
+class Order(Stat):
+    "The `need`-th largest of `kids` (statistics)."
+    def __init__(self, kids, need: int): self.kids, self.need = list(kids), need
+    def value(self, t): return _nth([k.value(t) for k in self.kids], self.need)
+    def __mul__(self, c):
+        if isinstance(c, Stat): raise TypeError("an order statistic times a statistic has no interval here")
+        return Order([k * c for k in self.kids], self.need if c >= 0 else len(self.kids) - self.need + 1)
+    def __add__(self, o):
+        o, n = _stat(o), len(self.kids)
+        if isinstance(o, Term): return Order([k + o for k in self.kids], self.need)
+        if isinstance(o, Abs): o = Order([o], 1)
+        if isinstance(o, Order) and (self.need, o.need) in ((n, len(o.kids)), (1, 1)):          # min + min, max + max
+            return Order([a + b for a in self.kids for b in o.kids], 1 if self.need == 1 else n * len(o.kids))
+        raise TypeError("a sum of order statistics other than min + min or max + max has no interval here: write it as one")
+    def bounds(self, noise, a_lo: float, a_hi: float):
+        "The parts' bounds, each side Bonferroni over the parts that could be the order statistic (their intervals overlap its own), at most the side's need."
+        n = len(self.kids)
+        first = np.array([k.bounds(noise, a_lo, a_hi) for k in self.kids])
+        lo, hi = _nth(first[:, 0], self.need), _nth(first[:, 1], self.need)
+        c = max(1, int(((first[:, 0] <= hi) & (first[:, 1] >= lo)).sum()))
+        b = np.array([k.bounds(noise, a_lo / min(c, n - self.need + 1), a_hi / min(c, self.need)) for k in self.kids])
+        return float(_nth(b[:, 0], self.need)), float(_nth(b[:, 1], self.need))
+
+class Abs(Stat):
+    "|x|: its interval covers |truth| whenever x's covers the truth, so each side asks both of x's sides."
+    def __init__(self, kid): self.kid = kid
+    def value(self, t): return np.abs(self.kid.value(t))
+    def __mul__(self, c):
+        if isinstance(c, Stat): raise TypeError("|x| times a statistic has no interval here")
+        return Abs(self.kid * c) if c >= 0 else Neg(Abs(self.kid * -c))
+    def __add__(self, o): return Order([self], 1) + o
+    def bounds(self, noise, a_lo: float, a_hi: float):
+        lo, hi = self.kid.bounds(noise, min(a_lo, a_hi), min(a_lo, a_hi))
+        return (lo if lo > 0 else -hi if hi < 0 else 0.0), max(abs(lo), abs(hi))
+
+class Neg(Abs):
+    "-x of an |x|: its sides swapped."
+    def value(self, t): return -self.kid.value(t)
+    def __mul__(self, c): return self.kid * -c if c < 0 else Neg(self.kid * c)
+    def bounds(self, noise, a_lo: float, a_hi: float):
+        lo, hi = self.kid.bounds(noise, a_hi, a_lo)
+        return -hi, -lo
+
+def nth_best(values, need: int):
+    "The `need`-th largest of `values` (numbers, equal-shaped arrays, or traced statistics): 'at least `need` of them exceed x' iff this exceeds x."
+    values = list(values)
+    return Order([_stat(v) for v in values], need) if any(isinstance(v, Stat) for v in values) else _nth(values, need)
+
+def lowest(values): values = list(values); return nth_best(values, len(values))
+def highest(values): return nth_best(values, 1)
+
+# %% ../nbs/93_verdicts.ipynb #t2code01
+@dataclass(frozen=True)
+class Spread:
+    "A smooth statistic's point (of the seed-averaged metrics) and its variance in two parts: seeds (S - 1 df) and the examples' shared part."
+    point: float
+    v_seed: float
+    v_examples: float
+    n_seeds: int
+
+    def bounds(self, a_lo: float, a_hi: float) -> tuple[float, float]:
+        "(lo, hi) at one-sided error rates a_lo, a_hi: Student's t (S - 1 df) on the seed part and the normal on the examples', in quadrature."
+        df = self.n_seeds - 1 if self.n_seeds > 1 else math.inf
+        h = lambda a: math.hypot(t_ppf(1 - a, df) * math.sqrt(self.v_seed), t_ppf(1 - a, math.inf) * math.sqrt(self.v_examples))
+        return (self.point, self.point) if self.v_seed + self.v_examples == 0 else (self.point - h(a_lo), self.point + h(a_hi))
+
+def spread(term: Term, seeds: dict, boot: dict) -> Spread:
+    "`term`'s Spread from each system's metric per seed (`seeds`: name -> [S]) and per resample and seed (`boot`: name -> [B, S])."
+    S, mean = len(next(iter(seeds.values()))), {k: v.mean() for k, v in seeds.items()}
+    v_avg = float(np.var(term.f({k: b.mean(1) for k, b in boot.items()}), ddof=1))          # resamples of the seed-averaged statistic
+    if S < 2: return Spread(float(term.f(mean)), 0.0, v_avg, S)
+    v_one = np.var(term.f({k: mean[k] + boot[k] - seeds[k] for k in seeds}), axis=0, ddof=1).mean()   # one seed's resamples, at the point
+    return Spread(float(term.f(mean)), float(np.var(term.f(seeds), ddof=1)) / S, max(0.0, float(S * v_avg - v_one) / (S - 1)), S)
+
+# %% ../nbs/93_verdicts.ipynb #t3code01
 @dataclass(frozen=True)
 class Evidence:
-    "A claim's statistic: point value (mean over seeds), combined interval [lo, hi], and its parts."
+    "A claim's statistic: point value (of the seed-averaged metrics), crossed interval [lo, hi], and its parts."
     point: float
     lo: float
     hi: float
     n_seeds: int
     seed_sd: float | None        # spread of the statistic across seeds (None with one seed)
-    boot_lo: float               # evaluation-noise interval alone
+    boot_lo: float               # evaluation-noise interval alone (percentile bootstrap of the seed-averaged statistic)
     boot_hi: float
     level: float = LEVEL
     n_examples: int = 0
+    at: object = field(default=None, compare=False, repr=False)    # level -> (lo, hi): the interval at another level (None: not known)
 
     def show(self, digits: int = 2) -> str:
         f = lambda x: f"{x:+.{digits}f}"
         return f"{f(self.point)} [{f(self.lo)}, {f(self.hi)}]"
 
 def evidence(runs: list[dict], stat, n_boot: int = N_BOOT, level: float = LEVEL, seed: int = 0) -> Evidence:
-    "Point value and interval of `stat({system: metric})` over seeds `runs` ([{system: Sample}] one dict per seed): paired bootstrap + seed spread."
+    "Point value and crossed interval of `stat({system: metric})` over seeds `runs` ([{system: Sample}] one dict per seed, all on the same examples)."
     if not runs: raise ValueError("no runs: give at least one seed's {system: Sample}")
     ns = {len(s) for r in runs for s in r.values()}
     if len(ns) != 1: raise ValueError(f"samples of different sizes {sorted(ns)}: every system must be scored on the same examples")
-    n = ns.pop()
-    w = resample_weights(n, n_boot, seed)
-    points = np.array([stat({k: s.score() for k, s in r.items()}) for r in runs], dtype=np.float64)
-    boot = np.mean([stat({k: s.score(w) for k, s in r.items()}) for r in runs], axis=0)
-    point = float(points.mean())
-    a = (1 - level) / 2
-    q_lo, q_hi = (float(x) for x in np.quantile(boot, [a, 1 - a]))
-    sd = float(points.std(ddof=1)) if len(runs) > 1 else None
-    h = t_quantile(level, len(runs) - 1) * sd / math.sqrt(len(runs)) if sd is not None else 0.0
-    lo = point - math.hypot(max(point - q_lo, 0.0), h)
-    hi = point + math.hypot(max(q_hi - point, 0.0), h)
-    return Evidence(point, lo, hi, len(runs), sd, q_lo, q_hi, level, n)
+    n = ns.pop(); w = resample_weights(n, n_boot, seed)
+    seeds = {k: np.array([r[k].score() for r in runs], dtype=np.float64) for k in runs[0]}
+    boot = {k: np.stack([r[k].score(w) for r in runs], axis=1) for k in runs[0]}             # [B, S]
+    tree, spreads = _stat(stat({k: Term(lambda t, k=k: t[k]) for k in seeds})), {}
+    noise = lambda term: spreads[term] if term in spreads else spreads.setdefault(term, spread(term, seeds, boot))
+    at = lambda lev: tree.bounds(noise, (1 - lev) / 2, (1 - lev) / 2)
+    per, a = np.asarray(tree.value(seeds), dtype=np.float64), (1 - level) / 2
+    q_lo, q_hi = (float(x) for x in np.quantile(tree.value({k: b.mean(1) for k, b in boot.items()}), [a, 1 - a]))
+    return Evidence(float(tree.value({k: v.mean() for k, v in seeds.items()})), *map(float, at(level)), len(runs),
+                    float(per.std(ddof=1)) if len(runs) > 1 else None, q_lo, q_hi, level, n, at)
+
+def p_value(ev: Evidence, threshold: float) -> float | None:
+    "The smallest error rate 1 - level at which `ev`'s interval excludes `threshold` (None: an interval known at one level only)."
+    if ev.at is None: return None
+    def out(a): lo, hi = ev.at(1 - a); return not lo <= threshold <= hi
+    if not out(1 - 1e-9): return 1.0
+    lo, hi = 0.0, 1 - 1e-9
+    for _ in range(30): mid = (lo + hi) / 2; lo, hi = (lo, mid) if out(mid) else (mid, hi)
+    return hi
 
 # %% ../nbs/93_verdicts.ipynb #c3a269e0
 @dataclass(frozen=True)
@@ -113,10 +260,11 @@ def claim_row(claim: str, task: str, rule: Rule, ev: Evidence, budget=None, min_
     "One row of a reproduction's claims.csv: the claim, its rule, point value, interval, seeds, budget and three-way verdict."
     verdict, why = decide(rule, ev, min_seeds)                 # on the exact interval
     kept = replace(ev, point=round(ev.point, 3), lo=round(ev.lo, 3), hi=round(ev.hi, 3))   # as stored: `ours` shows these, as the report does
+    p = p_value(ev, rule.threshold)                            # for Holm's adjustment over a paper's claims (report)
     return dict(claim=claim, task=task, ours=f"{rule.what} = {kept.show()}", verdict=verdict, rule=rule.words(min_seeds),
                 point=kept.point, lo=kept.lo, hi=kept.hi, level=ev.level, seeds=ev.n_seeds or None,
                 seed_sd=None if ev.seed_sd is None else round(ev.seed_sd, 3), examples=ev.n_examples,
-                budget="" if budget is None else budget, why=why, **extra)
+                p="" if p is None else round(p, 4), budget="" if budget is None else budget, why=why, **extra)
 
 # %% ../nbs/93_verdicts.ipynb #c5d6e7f1
 NOT_CHECKED = "not checked"
@@ -127,6 +275,13 @@ def not_checked_row(claim: str, task: str, why: str, **extra) -> dict:
 
 # %% ../nbs/93_verdicts.ipynb #c0a1e5v2
 NOISE = "within the noise"         # seed_vote's word for the seeds that vote None (a reader of `why` can find them by it)
+VOTE_CHANCE = 0.05                 # the largest chance of a decisive vote that a coin flip per seed may have (an interval's error rate)
+
+def vote_chance(n: int) -> float:
+    "The chance that `n` seeds all vote the same way (all hold, or none) when each seed is a fair coin flip: 2 / 2^n."
+    return 2.0 / 2 ** n if n else 1.0
+
+VOTE_SEEDS = next(n for n in range(1, 64) if vote_chance(n) <= VOTE_CHANCE)    # 6 seeds: 3.1%; 3 seeds: 25%
 
 def seed_vote(holds, min_seeds: int = MIN_SEEDS, undecided: str = NOISE) -> tuple[str, str]:
     "(verdict, reason) of a property checked once per training seed: `holds` has one bool per seed, or None where that seed's check is within its noise."
@@ -136,15 +291,31 @@ def seed_vote(holds, min_seeds: int = MIN_SEEDS, undecided: str = NOISE) -> tupl
     if verdict == "inconclusive":
         return verdict, (f"holds in {k} of {n} seeds" + (f", {undecided} in {u}" if u else "")) if n else "no seed checked"
     if n < min_seeds: return "inconclusive", f"{n} seed(s): would be {verdict}, but training noise is not measured"
-    return verdict, f"holds in {'all' if k else 'none'} of {n} seeds"
+    if vote_chance(n) > VOTE_CHANCE:
+        return "inconclusive", (f"holds in {'all' if k else 'none'} of {n} seeds: would be {verdict}, but a coin flip per seed agrees "
+                                f"{vote_chance(n):.0%} of the time (a decisive vote needs {VOTE_SEEDS} seeds)")
+    return verdict, f"holds in {'all' if k else 'none'} of {n} seeds (chance under a coin flip per seed: {vote_chance(n):.1%})"
 
 def vote_row(claim: str, task: str, what: str, holds, ours: str, min_seeds: int = MIN_SEEDS, undecided: str = NOISE, **extra) -> dict:
-    "One claims.csv row for a property checked per seed (`what`, in words): verdict by `seed_vote`, its rule written."
+    "One claims.csv row for a property checked per seed (`what`, in words): verdict by `seed_vote`, its rule written, its chance rate."
     verdict, why = seed_vote(holds, min_seeds, undecided)
     return dict(claim=claim, task=task, ours=ours, verdict=verdict, seeds=len(holds), seeds_holding=f"{sum(h is True for h in holds)}/{len(holds)}",
-                rule=f"per-seed check, no interval: {what}; supported if it holds in every one of at least {min_seeds} seeds, "
-                     "contradicted if in none, else inconclusive", why=why, **extra)
+                chance=round(vote_chance(len(holds)), 4),
+                rule=f"per-seed check, no interval: {what}; supported if it holds in every one of at least {max(min_seeds, VOTE_SEEDS)} seeds, "
+                     f"contradicted if in none, else inconclusive (all {len(holds)} seeds agree under a coin flip per seed "
+                     f"{vote_chance(len(holds)):.0%} of the time)", why=why, **extra)
 
+
+# %% ../nbs/93_verdicts.ipynb #ut0code1
+UNDER_TRAINED = "not decided: under-trained"
+
+def guard(row: dict, signals: dict) -> dict:
+    "`row` with its runs' convergence signals (`signals`: {run: (trained, shown)}); a run that failed makes it `UNDER_TRAINED`, never decisive."
+    failed = [shown for ok, shown in signals.values() if not ok]
+    if not signals or row.get("verdict") not in VERDICTS: return row
+    if not failed: return dict(row, trained=f"all {len(signals)} gated runs trained")
+    return dict(row, verdict=UNDER_TRAINED, trained=f"{len(failed)} of {len(signals)} runs under-trained: " + "; ".join(failed),
+                why=f"would be {row['verdict']} ({row.get('why', '')}), but it rests on runs that did not train")
 
 # %% ../nbs/93_verdicts.ipynb #19359ab2
 OLD_STYLE, ONE_SEED = " (old style: single seed, no interval)", " (old style: one training seed)"

@@ -45,3 +45,11 @@ def test_smoke_times_tool_measures_the_run_and_the_machine(tmp_path):
     with pytest.raises(SystemExit, match="x: the smoke run failed .exit 3.*broken"): smoke_times.measure("x", str(busy), tmp_path)
     r = subprocess.run([sys.executable, str(RESULTS.parent.parent / "tools" / "smoke_times.py"), "nope"], capture_output=True, text=True)
     assert r.returncode == 1 and r.stderr.strip().startswith("unknown experiment(s) nope") and "Traceback" not in r.stderr
+
+def test_every_committed_rule_is_registered(monkeypatch):
+    "Every rule of a committed claim or budget row is in reproduce/rules.csv (tools/rules.py registers them; the report says which came after their results)."
+    import importlib.util
+    monkeypatch.setenv("HEADPRUNE_REPRODUCE_DIR", str(RESULTS.parent))
+    spec = importlib.util.spec_from_file_location("rules_tool", RESULTS.parent.parent / "tools" / "rules.py")
+    tool = importlib.util.module_from_spec(spec); spec.loader.exec_module(tool)
+    assert tool.main(["--check"]) == 0, "rules not registered: run python tools/rules.py (and commit reproduce/rules.csv)"

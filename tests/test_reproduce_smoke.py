@@ -194,7 +194,8 @@ def test_voita_lambda_smoke_sweep_resumes(tmp_path, monkeypatch, smoke_cache):
     from headprune_nb.verdicts import VERDICTS, verdict_kind, seed_vote
     for c in claims:                                           # three-way, decided by the two seeds' votes
         assert c["verdict"] in VERDICTS and c["seeds_holding"] in ("0/2", "1/2", "2/2") and verdict_kind(c) == c["verdict"], c
-    for c in claims[:2]: assert (c["verdict"] == "inconclusive") == (c["seeds_holding"] == "1/2"), c
+    for c in claims[:2]:                                       # two seeds never decide a vote (a coin flip per seed agrees half the time)
+        assert c["verdict"] == "inconclusive" and (c["seeds_holding"] == "1/2" or "coin flip" in c["why"]), c
     H = int(re.search(r"of (\d+),", claims[3]["ours"])[1])
     counts = [[r["heads_kept"] for r in again], [r["heads_kept"] for r in read_csv(out / "sweep_seeds.csv")]]   # lambda ascending
     bound = [False if max(k) >= H else True if k[0] == k[1] else None for k in counts]   # a seed still rising at the small end: None
