@@ -11,8 +11,8 @@ from torch import nn
 
 # %% auto #0
 __all__ = ['QKV_NAMES', 'N_HEADS_ATTRS', 'HEAD_DIM_ATTRS', 'KIND_ORDER', 'ENC_DEC_KINDS', 'qkv_names', 'Site', 'HeadIndex',
-           'per_site', 'as_matrix', 'group_ids', 'group_index', 'expand_groups', 'reduce_groups', 'check_k',
-           'top_k_mask', 'random_keep_mask', 'mask_str', 'mask_list', 'mask_of']
+           'per_site', 'as_matrix', 'group_ids', 'group_index', 'expand_groups', 'reduce_groups', 'is_causal_lm',
+           'check_k', 'top_k_mask', 'random_keep_mask', 'mask_str', 'mask_list', 'mask_of']
 
 # %% ../nbs/00_heads.ipynb #f9adbe96
 QKV_NAMES = (("query", "key", "value"), ("q_proj", "k_proj", "v_proj"))
@@ -204,6 +204,11 @@ def reduce_groups(index: HeadIndex, v, how: str = "sum") -> torch.Tensor:
     if how == "mean": out = out / torch.zeros(G, dtype=torch.float64).index_add_(0, ids, torch.ones_like(v))
     elif how != "sum": raise ValueError(f"how must be 'sum' or 'mean'; got {how!r}")
     return out
+
+# %% ../nbs/00_heads.ipynb #e645e4be
+def is_causal_lm(model: nn.Module) -> bool:
+    "Is `model` a decoder-only language model (its labels are its inputs, each predicted from the tokens before it)?"
+    return type(model).__name__.endswith("ForCausalLM")
 
 # %% ../nbs/00_heads.ipynb #69eda9ff
 def check_k(K, H: int) -> int:
