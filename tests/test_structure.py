@@ -14,7 +14,7 @@ FLOORS = {
     "runs": 5,                                                       # run keys, records, the grid runner
     "verdicts": 6,                                                   # rules and intervals
     "reproduce": 7, "report": 7, "api": 7, "cli": 7,                 # the runner, the report, the user's API and CLI
-    "voita_exp": 7, "baselines_exp": 7, "lottery_exp": 7, "michel_exp": 7, "compare": 7,   # the reproductions as grids of runs
+    "voita_exp": 7, "baselines_exp": 7, "llm_exp": 7, "lottery_exp": 7, "michel_exp": 7, "compare": 7,   # the reproductions as grids of runs
 }
 
 
