@@ -9,7 +9,8 @@ from pathlib import Path
 import torch
 from torch import nn
 from .heads import HeadIndex, check_k, top_k_mask, group_ids, reduce_groups
-from .prune import save_tokenizer
+from safetensors.torch import save_model
+from .prune import save_tokenizer, WEIGHTS
 
 # %% auto #0
 __all__ = ['MODES', 'RemovalMode', 'WholeGroups', 'EvenPerGroup', 'UnevenInGroups', 'removal_mode', 'uniform_shape',
@@ -118,15 +119,16 @@ def save_for_transformers(model: nn.Module, path, tokenizer=None) -> Path:
         raise FileExistsError(f"{path} exists and is not an empty folder; save_for_transformers writes a new one")
     config = copy.deepcopy(model.config)
     config.num_attention_heads, config.num_key_value_heads, config.head_dim = n_q, n_kv, hd
+    config.architectures = [type(model).__name__]
+    if hasattr(config, "quantization_config"): del config.quantization_config   # a GGUF model is float by now
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp, own = Path(tempfile.mkdtemp(prefix=".tmp-", dir=path.parent)), model.config
-    try:
-        model.config = config
-        model.save_pretrained(tmp)
+    tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=path.parent))
+    try:       # not save_pretrained: it refuses models loaded from GGUF, whose weights are plain floats by now
+        config.save_pretrained(tmp)
+        if getattr(model, "generation_config", None) is not None: model.generation_config.save_pretrained(tmp)
+        save_model(model, str(tmp / WEIGHTS))
         save_tokenizer(model, tmp, tokenizer)
         if path.exists(): path.rmdir()
         os.rename(tmp, path)
-    finally:
-        model.config = own
-        shutil.rmtree(tmp, ignore_errors=True)
+    finally: shutil.rmtree(tmp, ignore_errors=True)
     return path
