@@ -18,10 +18,13 @@ from .voita import VoitaPaperPruner, VoitaCodePruner
 from .almost_sure import (PassPaperPruner, PassCodePruner, PassConcPaperPruner, PassConcCodePruner,
                                       PASS_CODE_STEPS, PASS_CODE_TOTAL, code_steps)
 from .lag import LagPruner
+from .heads import group_ids, group_index, expand_groups, reduce_groups
+from .gqa import removal_mode
+from .lottery import head_confidence
 
 # %% auto #0
-__all__ = ['HP', 'PASS_SCHEDULES', 'CODE_TRAIN_OPTIONS', 'REGISTRY', 'METHODS', 'model_family', 'Method', 'method_entry',
-           'registry_table', 'make_pruner', 'prune_to_k']
+__all__ = ['HP', 'PASS_SCHEDULES', 'CODE_TRAIN_OPTIONS', 'REGISTRY', 'METHODS', 'DEFAULT_MODE', 'model_family', 'Method',
+           'method_entry', 'registry_table', 'make_pruner', 'GroupPruner', 'ranking', 'prune_to_k']
 
 # %% ../nbs/20_api.ipynb #97b3acfe
 # Every joint method's defaults, per model family ('cls': BERT-like encoders, 'mt': Enc-Dec), in one place.
@@ -166,31 +169,71 @@ def make_pruner(method: str, model: nn.Module, K: int | None = None, steps: int 
     K = entry.check(index.H, K, steps)
     return _build(entry, index, model_family(model), K, steps, seed, schedule, **kw)
 
+# %% ../nbs/20_api.ipynb #b49f49b5
+DEFAULT_MODE = {"query": "uneven", "group": "group"}      # the mode each unit takes when none is named
+
+class GroupPruner(HeadPruner):
+    "A pruner over KV groups (built on `group_index`) as a pruner over query heads: each group's gate goes to all its heads."
+    def __init__(self, inner: HeadPruner, index: HeadIndex):
+        super().__init__()
+        self.inner, self.index = inner, index
+        self.register_buffer("ids", group_ids(index), persistent=False)
+        self.train_options, self.init_seed = getattr(inner, "train_options", {}), getattr(inner, "init_seed", 0)
+    def gates(self, step): return self.inner.gates(step)[..., self.ids]
+    def penalty(self, step): return self.inner.penalty(step)
+    def keep_mask(self, K=None): return self.inner.keep_mask(K)          # over groups
+    def log_row(self, step): return self.inner.log_row(step)
+    def wants_confidence(self, step): return self.inner.wants_confidence(step)
+    def observe_confidence(self, confidence): self.inner.observe_confidence(reduce_groups(self.index, confidence, "mean").float())
+    def after_backward(self, step): self.inner.after_backward(step)
+
+def ranking(pruner: HeadPruner, n: int) -> torch.Tensor:
+    "A score per unit from a pruner's own choice: in how many of keep_mask(1), ..., keep_mask(n) the unit is kept."
+    return sum(pruner.keep_mask(k).cpu().double() for k in range(1, n + 1))
+
+# %% ../nbs/20_api.ipynb #438d58d4
+def _one_shot(method, model, batches, unit, entry, progress, device, **kw) -> torch.Tensor:
+    "Michel's importance or the lottery's confidence, per unit (query heads or KV groups)."
+    model.to(device)
+    if method == "confidence":
+        if kw: raise ValueError(f"prune_to_k: confidence takes no options; not {', '.join(sorted(kw))}")
+        conf = head_confidence(model, batches, progress)
+        return reduce_groups(HeadIndex.from_model(model), conf, "mean") if unit == "group" else conf
+    unknown = sorted(set(kw) - {"per_token", "normalize"})
+    if unknown: raise ValueError(f"prune_to_k: michel takes variant, per_token and normalize; not {', '.join(unknown)}")
+    return head_importance(model, batches, progress=progress, variant=entry.variant, unit=unit, **kw)
+
+def _units(index: HeadIndex, unit: str) -> HeadIndex:
+    if unit not in DEFAULT_MODE: raise ValueError(f"unit must be one of {', '.join(DEFAULT_MODE)}; got {unit!r}")
+    return group_index(index) if unit == "group" else index
+
 # %% ../nbs/20_api.ipynb #e8f71aec
 def prune_to_k(model: nn.Module, batches, K: int, method: str = "dsp", epochs: int = 1, lr: float = 2e-5,
                gate_lr: float | None = None, warmup_share: float = 0.1, device: str = "cpu", out_dir=None,
-               progress: bool = True, variant: str = DEFAULT_VARIANT, **pruner_kw) -> tuple[nn.Module, torch.Tensor]:
-    "Prune `model` to exactly `K` heads with `REGISTRY[method, variant]`, training on `batches` (labelled); returns (pruned model, keep-mask)."
-    entry, index = method_entry(method, variant), HeadIndex.from_model(model)
-    K = check_k(K, index.H)                                   # at the edge (the pruner's constructor checks its own arguments)
+               progress: bool = True, variant: str = DEFAULT_VARIANT, unit: str = "query", mode: str | None = None,
+               **pruner_kw) -> tuple[nn.Module, torch.Tensor]:
+    "Prune `model` to `K` query heads with `REGISTRY[method, variant]` (or 'confidence'), training on `batches` (labelled), scoring `unit`s and removing by `mode` (`gqa.MODES`); returns (pruned model, keep-mask)."
+    entry = None if method == "confidence" else method_entry(method, variant)
+    index = HeadIndex.from_model(model)
+    K, units = check_k(K, index.H), _units(index, unit)        # at the edge (the pruner's constructor checks its own arguments)
+    removal = removal_mode(mode or DEFAULT_MODE[unit])
     get = batches if callable(batches) else (lambda epoch: batches)
     if not get(0): raise ValueError("prune_to_k: no batches; pass a list of labelled batches (dicts of tensors)")
     unlabelled = [i for i, b in enumerate(get(0)) if not isinstance(b, dict) or "labels" not in b]
     if unlabelled: raise ValueError(f"prune_to_k: batch {unlabelled[0]} has no `labels` ({len(unlabelled)} of {len(get(0))} "
                                     "unlabelled); every method needs the task loss: pass dicts with input tensors and `labels`")
-    if entry.cls is None:                                       # michel: importance, then the top K
-        unknown = sorted(set(pruner_kw) - {"per_token", "normalize"})
-        if unknown: raise ValueError(f"prune_to_k: michel takes variant, per_token and normalize; not {', '.join(unknown)}")
-        imp = head_importance(model.to(device), get(0), progress=progress, variant=entry.variant, **pruner_kw)
-        keep = top_k_mask(imp, K)
+    if entry is None or entry.cls is None:                      # michel, confidence: one score per unit
+        scores = _one_shot(method, model, get(0), unit, entry, progress, device, **pruner_kw)
     else:
-        steps = epochs * len(get(0))
-        pruner = _build(entry, index, model_family(model), K, steps, **pruner_kw)
+        steps, k_units = epochs * len(get(0)), max(1, min(units.H, round(K * units.H / index.H)))
+        pruner = _build(entry, units, model_family(model), k_units, steps, **pruner_kw)
+        if unit == "group": pruner = GroupPruner(pruner, index)
         opts = pruner.train_options
         cfg = TrainConfig(epochs=epochs, lr=lr, gate_lr=opts["gate_lr"] if gate_lr is None else gate_lr, schedule="linear",
                           seed=pruner_kw.get("seed", 0),           # the pruner's start and the run's noise follow one seed
                           warmup_steps=int(warmup_share * steps), device=device, clip_gates=opts.get("clip_gates", False),
                           gate_warmup=opts.get("gate_warmup", True))
         train(model, get, cfg, pruner=pruner, out_dir=out_dir, resume=out_dir is not None, progress=progress)
-        keep = pruner.keep_mask(K).cpu()
+        scores = ranking(pruner, units.H)
+    keep = removal.keep(index, expand_groups(index, scores) if unit == "group" else scores, K)
     return prune_heads(model, keep).eval(), keep

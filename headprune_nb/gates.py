@@ -88,6 +88,7 @@ class ConfidenceMeter:
 def attention_probs(query, key, mask, scaling=None, causal: bool = False) -> torch.Tensor:
     "Softmax attention probabilities [B, heads, Tq, Tk] from q, k and an HF attention mask (bool or additive), or causal."
     scaling = query.shape[-1] ** -0.5 if scaling is None else scaling
+    if key.shape[1] != query.shape[1]: key = key.repeat_interleave(query.shape[1] // key.shape[1], 1)   # grouped-query
     scores = (query @ key.transpose(-1, -2)).float() * scaling
     if causal:                                   # query i (of the last Tq) sees keys up to its own position
         Tq, Tk = scores.shape[-2:]

@@ -11,7 +11,8 @@ from torch import nn
 
 # %% auto #0
 __all__ = ['QKV_NAMES', 'N_HEADS_ATTRS', 'HEAD_DIM_ATTRS', 'KIND_ORDER', 'ENC_DEC_KINDS', 'qkv_names', 'Site', 'HeadIndex',
-           'per_site', 'as_matrix', 'check_k', 'top_k_mask', 'random_keep_mask', 'mask_str', 'mask_list', 'mask_of']
+           'per_site', 'as_matrix', 'group_ids', 'group_index', 'expand_groups', 'reduce_groups', 'is_causal_lm',
+           'check_k', 'top_k_mask', 'random_keep_mask', 'mask_str', 'mask_list', 'mask_of']
 
 # %% ../nbs/00_heads.ipynb #f9adbe96
 QKV_NAMES = (("query", "key", "value"), ("q_proj", "k_proj", "v_proj"))
@@ -44,6 +45,18 @@ class Site:
     out_proj: str      # module name of W_o, the output projection
     block: str         # smallest module containing the attention and W_o (timed as 'the attention layer')
     orig_heads: tuple[int, ...] = ()  # original head id of each present head
+    n_kv: int = 0      # key/value heads present now (grouped-query attention); 0: one per query head
+    kv_orig: tuple[int, ...] = ()     # original id of each present key/value head (grouped-query attention)
+
+    @property
+    def kv_heads(self) -> int:
+        "Key/value heads (KV groups) present: `n_kv`, or one per query head in ordinary multi-head attention."
+        return self.n_kv or self.n_heads
+
+    @property
+    def group_size(self) -> int:
+        "Query heads per key/value head (1 in ordinary multi-head attention; 0 for an emptied site)."
+        return self.n_heads // self.kv_heads if self.n_heads else 0
 
 def _layer_of(module, name):
     li = getattr(module, "layer_idx", None)
@@ -81,13 +94,15 @@ def _site_from(model, name, module, is_encdec):
                          f"(one of {HEAD_DIM_ATTRS}); headprune-nb cannot tell its heads apart")
     head_dim = getattr(module, hd_attr)
     n_heads = q.out_features // head_dim
-    if k.out_features != q.out_features or v.out_features != q.out_features:
-        raise NotImplementedError(f"attention module {name!r} uses grouped-query attention "
-                                  f"({q.out_features} query vs {k.out_features} key features); "
-                                  "head pruning is defined here for ordinary multi-head attention only")
+    n_kv, gqa = k.out_features // head_dim, isinstance(getattr(module, "num_key_value_groups", None), int)
+    if v.out_features != k.out_features or n_heads % n_kv or (n_kv != n_heads and not gqa):
+        raise NotImplementedError(f"attention module {name!r} ({type(module).__name__}) has {q.out_features} query, "
+                                  f"{k.out_features} key and {v.out_features} value features: grouped-query attention is "
+                                  "recognised in modules that repeat KV heads by `num_key_value_groups` (Llama, Qwen2, Mistral)")
     out_proj, block = _out_proj_and_block(model, name, module)
     orig = tuple(getattr(module, "headprune_orig_heads", None) or range(n_heads))
-    return Site(name, kind, _layer_of(module, name), n_heads, head_dim, out_proj, block, orig)
+    kv_orig = tuple(getattr(module, "headprune_kv_orig", None) or range(n_kv)) if gqa else ()
+    return Site(name, kind, _layer_of(module, name), n_heads, head_dim, out_proj, block, orig, n_kv if gqa else 0, kv_orig)
 
 # %% ../nbs/00_heads.ipynb #cf55bfd5
 @dataclass
@@ -158,6 +173,42 @@ def _check_len(index, v, what):
     if v.shape[-1:] != (index.H,):
         raise ValueError(f"{what} must have length H={index.H} in its last dimension (one entry per head of "
                          f"{len(index.sites)} sites); got shape {tuple(v.shape)}")
+
+# %% ../nbs/00_heads.ipynb #ce55073c
+import dataclasses
+
+def group_ids(index: HeadIndex) -> torch.Tensor:
+    "Flat KV-group id ([H], long) of every query head; groups are numbered site by site."
+    ids, g = [], 0
+    for s in index.sites:
+        ids += [g + j // s.group_size for j in range(s.n_heads)]; g += s.kv_heads
+    return torch.tensor(ids, dtype=torch.long)
+
+def group_index(index: HeadIndex) -> HeadIndex:
+    "The index whose heads are the KV groups (one per KV head present; `orig_heads`: their original KV ids)."
+    return HeadIndex([dataclasses.replace(s, n_heads=s.kv_heads, n_kv=0, orig_heads=s.kv_orig or s.orig_heads, kv_orig=())
+                      for s in index.sites])
+
+# %% ../nbs/00_heads.ipynb #0cd7b0f4
+def expand_groups(index: HeadIndex, g) -> torch.Tensor:
+    "A per-group vector ([..., G]: gates, scores) as a per-query-head one ([..., H])."
+    g = torch.as_tensor(g)
+    _check_len(group_index(index), g, "per-group vector")
+    return g[..., group_ids(index).to(g.device)]
+
+def reduce_groups(index: HeadIndex, v, how: str = "sum") -> torch.Tensor:
+    "A per-query-head vector ([H]) summed (or averaged: how='mean') over each KV group ([G])."
+    v = torch.as_tensor(v, dtype=torch.float64); _check_len(index, v, "per-head vector")
+    ids = group_ids(index); G = group_index(index).H
+    out = torch.zeros(G, dtype=torch.float64).index_add_(0, ids, v)
+    if how == "mean": out = out / torch.zeros(G, dtype=torch.float64).index_add_(0, ids, torch.ones_like(v))
+    elif how != "sum": raise ValueError(f"how must be 'sum' or 'mean'; got {how!r}")
+    return out
+
+# %% ../nbs/00_heads.ipynb #e645e4be
+def is_causal_lm(model: nn.Module) -> bool:
+    "Is `model` a decoder-only language model (its labels are its inputs, each predicted from the tokens before it)?"
+    return type(model).__name__.endswith("ForCausalLM")
 
 # %% ../nbs/00_heads.ipynb #69eda9ff
 def check_k(K, H: int) -> int:

@@ -11,7 +11,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 from tqdm.auto import tqdm
-from .heads import HeadIndex, per_site
+from .heads import HeadIndex, per_site, is_causal_lm, group_ids, group_index
 from .gates import head_gates
 from .prune import check_keep
 from .fidelity import check_variant, DEFAULT_VARIANT
@@ -24,12 +24,13 @@ __all__ = ['example_losses', 'normalize_per_site', 'head_importance', 'pruning_s
 
 # %% ../nbs/10_michel.ipynb #48c210eb
 def example_losses(model: nn.Module, batch: dict) -> tuple[torch.Tensor, torch.Tensor]:
-    "Loss of each example ([B]) and its number of non-pad tokens ([B]), for classifiers and seq2seq models."
+    "Loss of each example ([B]) and its number of non-pad tokens ([B]), for classifiers, seq2seq models and causal LMs."
     labels = batch["labels"]
     logits = model(**{k: v for k, v in batch.items() if k != "labels"}).logits
     logits = logits.to(torch.promote_types(logits.dtype, torch.float32))       # half precision -> float32
     if logits.dim() == 2:      # classification: input tokens count
         return F.cross_entropy(logits, labels, reduction="none"), batch["attention_mask"].sum(1)
+    if is_causal_lm(model): logits, labels = logits[:, :-1], labels[:, 1:]   # token t predicts token t+1
     tok = F.cross_entropy(logits.flatten(0, 1), labels.flatten(), ignore_index=-100, reduction="none")
     return tok.view(labels.shape).sum(1), (labels != -100).sum(1)   # translation: target tokens count
 
@@ -77,28 +78,37 @@ def _last_layer(index: HeadIndex) -> torch.Tensor:
     return torch.tensor([s.kind == "self" and s.layer == last for s in index.sites for _ in range(s.n_heads)], dtype=torch.bool)
 
 def head_importance(model: nn.Module, batches, keep=None, normalize: bool = True, progress: bool = False,
-                    variant: str = DEFAULT_VARIANT, per_token: bool | None = None) -> torch.Tensor:
-    "Michel's I_h for every head ([H]); heads outside `keep` score 0. 'paper': eq. 2, |dL(x)/dxi_h| per example; 'code': classifier_eval.py, per token."
+                    variant: str = DEFAULT_VARIANT, per_token: bool | None = None, unit: str = "query") -> torch.Tensor:
+    "Michel's I_h for every head ([H]; unit='group': every KV group, [G]); heads outside `keep` score 0. 'paper': eq. 2, |dL(x)/dxi_h| per example; 'code': classifier_eval.py, per token."
     per_token = check_variant(variant) == "code" if per_token is None else per_token
     index = HeadIndex.from_model(model)
     keep = torch.ones(index.H, dtype=torch.bool) if keep is None else check_keep(index, keep)
+    units, to_unit = _units(index, unit)
     dev, was_training = _device(model), model.training
     model.eval()                                   # no dropout: the score of the model as it is used
-    total, tokens, examples = torch.zeros(index.H, dtype=torch.float64), 0, 0
+    total, tokens, examples = torch.zeros(units.H, dtype=torch.float64), 0, 0
     try:
         for batch in tqdm(batches, desc="importance", disable=not progress, leave=False):
             batch = {k: v.to(dev) for k, v in batch.items()}
             grad, n_tok = _gate_grads(model, batch, keep, per_token)
+            grad = grad @ to_unit.to(grad)                                 # a group's gate: the sum of its heads' gradients
             total += grad.abs().flatten(0, -2).sum(0).double().cpu()    # |.| per example (or per token), summed
             tokens, examples = tokens + int(n_tok.sum()), examples + len(batch["labels"])
     finally:
         model.train(was_training)
     if tokens == 0: raise _no_data("head_importance")
-    div = torch.full((index.H,), float(tokens), dtype=torch.float64)
-    if per_token: div[_last_layer(index)] = examples   # classifier_eval.py: the last layer by examples, not tokens
+    div = torch.full((units.H,), float(tokens), dtype=torch.float64)
+    if per_token and not is_causal_lm(model): div[_last_layer(units)] = examples   # classifier_eval.py: last layer by examples
     imp = (total / div).float()
-    imp[~keep] = 0.0
-    return normalize_per_site(index, imp) if normalize else imp
+    imp[(keep.double() @ to_unit) == 0] = 0.0
+    return normalize_per_site(units, imp) if normalize else imp
+
+def _units(index: HeadIndex, unit: str) -> tuple[HeadIndex, torch.Tensor]:
+    "The index of the scored units (query heads or KV groups) and the [H, units] 0/1 matrix that sums heads into them."
+    if unit not in ("query", "group"): raise ValueError(f"unit must be 'query' or 'group'; got {unit!r}")
+    ids = group_ids(index) if unit == "group" else torch.arange(index.H)
+    units = group_index(index) if unit == "group" else index
+    return units, F.one_hot(ids, units.H).double()
 
 # %% ../nbs/10_michel.ipynb #ae521b09
 def pruning_schedule(n: int, share: float = 0.1, variant: str = DEFAULT_VARIANT) -> list[int]:

@@ -11,9 +11,9 @@ from transformers import BertConfig, BertForSequenceClassification, MarianConfig
 from .store import dry_run, dry_note
 
 # %% auto #0
-__all__ = ['ENCDEC_SHAPES', 'ARCHITECTURES', 'HUB_NAMES', 'encdec_config', 'bert_config', 'tiny_bert', 'tiny_encdec',
-           'build_architecture', 'load_model', 'minilm_dir', 'pretrained_source', 'load_classifier', 'load_tokenizer',
-           'random_classifier']
+__all__ = ['ENCDEC_SHAPES', 'LLM_FAMILIES', 'ARCHITECTURES', 'HUB_NAMES', 'encdec_config', 'bert_config', 'tiny_bert',
+           'tiny_encdec', 'tiny_llm', 'build_architecture', 'load_model', 'minilm_dir', 'pretrained_source',
+           'load_classifier', 'load_tokenizer', 'random_classifier']
 
 # %% ../nbs/04_models.ipynb #2f85739c
 def encdec_config(vocab_size=10000, d_model=512, layers=6, heads=4, ffn=1024, dropout=0.3, max_len=1024,
@@ -51,6 +51,23 @@ def tiny_encdec(layers: int = 2, attn_implementation: str = "sdpa") -> MarianMTM
     "A tiny random Marian-architecture encoder-decoder, in eval mode."
     shape = dict(ENCDEC_SHAPES["tiny-encdec"], layers=layers)
     return MarianMTModel(encdec_config(100, **shape, attn_implementation=attn_implementation)).eval()
+
+# %% ../nbs/04_models.ipynb #7ad9bc50
+LLM_FAMILIES = {"llama": ("LlamaConfig", "LlamaForCausalLM", {}), "qwen2": ("Qwen2Config", "Qwen2ForCausalLM", {}),
+                "mistral": ("MistralConfig", "MistralForCausalLM", {}),
+                "mqa": ("LlamaConfig", "LlamaForCausalLM", dict(num_key_value_heads=1))}
+
+def tiny_llm(family: str = "llama", layers: int = 2, heads: int = 6, kv_heads: int = 2, hidden: int = 48,
+             attn_implementation: str = "sdpa", **kw) -> nn.Module:
+    "A tiny random decoder-only causal LM of `family` (one of `LLM_FAMILIES`) with grouped-query attention, in eval mode."
+    import transformers
+    if family not in LLM_FAMILIES: raise ValueError(f"unknown LLM family {family!r}; known: {', '.join(LLM_FAMILIES)}")
+    cfg_name, cls_name, extra = LLM_FAMILIES[family]
+    args = dict(vocab_size=100, hidden_size=hidden, intermediate_size=2 * hidden, num_hidden_layers=layers,
+                num_attention_heads=heads, num_key_value_heads=kv_heads, max_position_embeddings=128,
+                attn_implementation=attn_implementation, pad_token_id=0, bos_token_id=1, eos_token_id=2)
+    config = getattr(transformers, cfg_name)(**{**args, **extra, **kw})
+    return getattr(transformers, cls_name)(config).eval()
 
 # %% ../nbs/04_models.ipynb #e7537e90
 ARCHITECTURES = {

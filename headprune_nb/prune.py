@@ -12,8 +12,8 @@ import transformers
 from .heads import HeadIndex, Site, qkv_names, N_HEADS_ATTRS
 
 # %% auto #0
-__all__ = ['TOKENIZER_FILES', 'WEIGHTS', 'check_keep', 'EmptyAttention', 'prune_heads', 'head_layout', 'save_tokenizer',
-           'is_saved_model', 'save_pruned', 'load_pruned']
+__all__ = ['TOKENIZER_FILES', 'WEIGHTS', 'check_keep', 'EmptyAttention', 'gqa_layout', 'prune_heads', 'head_layout', 'kv_layout',
+           'apply_layout', 'save_tokenizer', 'is_saved_model', 'save_pruned', 'load_pruned']
 
 # %% ../nbs/02_prune.ipynb #bfb661cb
 def check_keep(index: HeadIndex, keep) -> torch.Tensor:
@@ -64,13 +64,38 @@ class EmptyAttention(nn.Module):
         if self.is_cross and isinstance(cache, EncoderDecoderCache): cache.is_updated[self.layer_idx] = True
 
     def forward(self, hidden_states=None, *args, key_value_states=None, encoder_hidden_states=None,
-                past_key_values=None, query=None, **kwargs):
+                past_key_values=None, query=None, cache=None, **kwargs):
         if hidden_states is None: hidden_states = query          # fairseq: query=, key=, value=
         states = key_value_states if key_value_states is not None else encoder_hidden_states
-        self._touch_cache(past_key_values, hidden_states, states if self.is_cross and states is not None else hidden_states)
+        self._touch_cache(past_key_values if past_key_values is not None else cache, hidden_states, states if self.is_cross and states is not None else hidden_states)
         context = hidden_states.new_zeros(*hidden_states.shape[:-1], 0)
         out = self.out_proj(context) if hasattr(self, "out_proj") else context
         return out, None
+
+# %% ../nbs/02_prune.ipynb #c9ad14bb
+import collections, math
+
+def gqa_layout(owners: list[int]) -> tuple[int, list[int]]:
+    "For the kept query heads in order, given the KV head each reads (`owners`, grouped): the query heads per KV head and the KV head of each part."
+    counts = collections.Counter(owners)
+    r = math.gcd(*counts.values())
+    return r, [o for o, c in counts.items() for _ in range(c // r)]
+
+def _set_gqa_layout(model: nn.Module, site: Site, q_heads: list[int], kv_heads: list[int]) -> None:
+    "Keep query heads `q_heads` and KV heads `kv_heads` (current ids; a KV head listed twice is copied) of a grouped-query site."
+    module, hd = model.get_submodule(site.name), site.head_dim
+    qn, kn, vn = qkv_names(module)
+    _slice_linear(getattr(module, qn), _head_rows(q_heads, hd), 0)
+    for n in (kn, vn): _slice_linear(getattr(module, n), _head_rows(kv_heads, hd), 0)
+    _slice_linear(model.get_submodule(site.out_proj), _head_rows(q_heads, hd), 1)
+    module.num_key_value_groups = len(q_heads) // len(kv_heads)
+    for attr, n in (("num_heads", len(q_heads)), ("num_attention_heads", len(q_heads)), ("num_key_value_heads", len(kv_heads))):
+        if isinstance(getattr(module, attr, None), int): setattr(module, attr, n)
+    module.headprune_kv_orig = tuple(site.kv_orig[k] for k in kv_heads)
+
+def _prune_gqa_site(model: nn.Module, site: Site, kept: list[int]) -> None:
+    r, kv = gqa_layout([h // site.group_size for h in kept])
+    _set_gqa_layout(model, site, kept, kv)
 
 # %% ../nbs/02_prune.ipynb #88ca6362
 def _prune_site(model: nn.Module, site: Site, kept: list[int]) -> None:
@@ -84,6 +109,7 @@ def _prune_site(model: nn.Module, site: Site, kept: list[int]) -> None:
         empty = EmptyAttention(site, own_out, getattr(module, "layer_idx", site.layer), site.kind == "cross")
         setattr(model.get_submodule(parent_name), child, empty)
         return
+    if site.n_kv: return _prune_gqa_site(model, site, kept)
     rows = _head_rows(kept, site.head_dim)
     for n in qkv_names(module): _slice_linear(getattr(module, n), rows, 0)
     _slice_linear(model.get_submodule(site.out_proj), rows, 1)
@@ -107,6 +133,25 @@ def prune_heads(model: nn.Module, keep) -> nn.Module:
 def head_layout(model: nn.Module) -> dict[str, list[int]]:
     "Original ids of the heads each attention site still has (site name -> list)."
     return {s.name: list(s.orig_heads) for s in HeadIndex.from_model(model).sites}
+
+# %% ../nbs/02_prune.ipynb #f1523e59
+def kv_layout(model: nn.Module) -> dict[str, list[int]]:
+    "Original ids of the KV heads each grouped-query site now has (a copied KV head once per copy); {} without such sites."
+    return {s.name: list(s.kv_orig) for s in HeadIndex.from_model(model).sites if s.n_kv and s.n_heads}
+
+def apply_layout(model: nn.Module, kept: dict, kv: dict | None = None) -> nn.Module:
+    "Prune an unpruned model to the original query-head ids `kept` (site -> ids, `head_layout`) and KV-head ids `kv` (`kv_layout`)."
+    kv = kv or {}
+    for site in HeadIndex.from_model(model).sites:
+        if kv.get(site.name) and kept.get(site.name):
+            _set_gqa_layout(model, site, list(kept[site.name]), list(kv[site.name]))
+            model.get_submodule(site.name).headprune_orig_heads = tuple(kept[site.name])
+    index = HeadIndex.from_model(model)
+    keep = torch.zeros(index.H, dtype=torch.bool)
+    for i, site in enumerate(index.sites):
+        for h in range(site.n_heads) if kv.get(site.name) else kept.get(site.name, range(site.n_heads)):
+            keep[index.offsets[i] + h] = True
+    return prune_heads(model, keep)
 
 # %% ../nbs/02_prune.ipynb #a9838720
 import shutil
@@ -150,6 +195,7 @@ def save_pruned(model: nn.Module, path, tokenizer=None, overwrite: bool = False)
         umask_mode(tmp, 0o777)
         config = copy.deepcopy(model.config)
         config.architectures, config.headprune_kept = [type(model).__name__], head_layout(model)
+        if kv_layout(model): config.headprune_kv = kv_layout(model)
         config.save_pretrained(tmp)
         save_model(model, str(tmp / WEIGHTS))
         save_tokenizer(model, tmp, tokenizer)
@@ -173,15 +219,11 @@ def load_pruned(path, device="cpu") -> nn.Module:
     arch = (config.architectures or [None])[0]
     cls = getattr(transformers, arch or "", None)
     if cls is None: raise ValueError(f"{path}/config.json names architecture {arch!r}, which transformers does not have")
-    kept = getattr(config, "headprune_kept", None) or {}
-    if hasattr(config, "headprune_kept"): del config.headprune_kept
+    kept, kv = (getattr(config, k, None) or {} for k in ("headprune_kept", "headprune_kv"))
+    for k in ("headprune_kept", "headprune_kv"):
+        if hasattr(config, k): delattr(config, k)
     model = cls(config)
-    if kept:
-        index = HeadIndex.from_model(model)
-        keep = torch.zeros(index.H, dtype=torch.bool)
-        for i, site in enumerate(index.sites):
-            for h in kept.get(site.name, range(site.n_heads)): keep[index.offsets[i] + h] = True
-        prune_heads(model, keep)
+    if kept: apply_layout(model, kept, kv)
     try: load_model(model, str(path / WEIGHTS), device=str(device))
     except Exception as e:
         if type(e).__module__.split(".")[0] != "safetensors" and not isinstance(e, (OSError, ValueError, RuntimeError)): raise

@@ -7,14 +7,14 @@ from pathlib import Path
 PKG = Path(__file__).resolve().parent.parent / "headprune_nb"
 FLOORS = {
     "store": 1,                                                      # writes, locks, provenance, tables, dry-run switches
-    "heads": 2, "gates": 2, "prune": 2, "bench": 2,                  # the model side: knows no method
+    "heads": 2, "gates": 2, "prune": 2, "gqa": 2, "bench": 2,                  # the model side: knows no method
     "data": 3, "models": 3, "train": 3, "recipes": 3, "fairseq_adapter": 3,   # data and trained baselines
     "fidelity": 4, "michel": 4, "hard_concrete": 4, "voita": 4, "dsp": 4, "almost_sure": 4, "lag": 4, "lottery": 4,
     "methods": 4,                                                    # the methods and their registry
     "runs": 5,                                                       # run keys, records, the grid runner
     "verdicts": 6,                                                   # rules and intervals
     "reproduce": 7, "report": 7, "api": 7, "cli": 7,                 # the runner, the report, the user's API and CLI
-    "voita_exp": 7, "baselines_exp": 7, "lottery_exp": 7, "michel_exp": 7, "compare": 7,   # the reproductions as grids of runs
+    "voita_exp": 7, "baselines_exp": 7, "llm_exp": 7, "lottery_exp": 7, "michel_exp": 7, "compare": 7,   # the reproductions as grids of runs
 }
 
 
