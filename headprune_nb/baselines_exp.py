@@ -57,7 +57,7 @@ def _train(run: BaselineRun, r, key: RunKey) -> tuple[str, float, dict]:
     rd, path = run_dir(run.profile, key.task, key.seed), model_dir(run.profile, key.task, key.seed)
     if isinstance(r, ClsRecipe): (model, _, m), metric = run_cls_recipe(r, seed=key.seed, device=run.device, out_dir=rd), "accuracy"
     else: (model, _, m), metric = run_mt_recipe(r, seed=key.seed, device=run.device, out_dir=rd, eval_limit=run.eval_limit), "bleu_tok"
-    save_pruned(model, path)
+    save_pruned(model, path, overwrite=True)              # the cache's folder: its old record goes with the old model
     baseline_record(path, r, key.seed, new=True)          # recipe, seed, weights: `recipes.trained` checks them
     shutil.copy(rd / "log.csv", Path(run.out) / f"{key.task}_log.csv")
     return metric, m[metric], m
