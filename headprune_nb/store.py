@@ -9,10 +9,10 @@ from pathlib import Path
 import headprune_nb
 
 # %% auto #0
-__all__ = ['DRY_RUN_ENV', 'DRY_RUN_LOG', 'DRY_RUN_CAPS', 'LOCK', 'dry_run', 'dry_cap', 'dry_note', 'DryBatches', 'dry_batches',
-           'dry_replay', 'dry_notes', 'umask_mode', 'naming', 'write_atomic', 'save_figure', 'write_csv', 'write_json',
-           'read_csv', 'other_tasks_rows', 'write_task_provenance', 'finish_provenance', 'put_row', 'cached_tensor',
-           'tensors_digest', 'read_json', 'blank', 'in_file_order', 'write_table', 'open_here', 'FolderBusy',
+__all__ = ['DRY_RUN_ENV', 'DRY_RUN_LOG', 'DRY_RUN_CAPS', 'LOCK', 'dry_run', 'dry_cap', 'open_here', 'dry_note', 'DryBatches',
+           'dry_batches', 'dry_replay', 'dry_notes', 'umask_mode', 'naming', 'write_atomic', 'save_figure', 'write_csv',
+           'write_json', 'read_csv', 'other_tasks_rows', 'write_task_provenance', 'finish_provenance', 'put_row',
+           'cached_tensor', 'tensors_digest', 'read_json', 'blank', 'in_file_order', 'write_table', 'FolderBusy',
            'folder_lock', 'machine_info', 'utc_now', 'provenance', 'markdown_table', 'pivot']
 
 # %% ../nbs/00_store.ipynb #b308b129
@@ -32,6 +32,14 @@ def dry_cap(value, what: str):
     "`value` capped at `DRY_RUN_CAPS[what]` in a dry run (None, meaning everything, is capped too); `value` otherwise."
     if not dry_run(): return value
     return DRY_RUN_CAPS[what] if value is None else min(value, DRY_RUN_CAPS[what])
+
+def open_here(path, flags: int) -> int:
+    "`os.open` that never follows a symbolic link at `path` (a run writes only inside its folder): a link is refused, naming it."
+    try: return os.open(path, flags | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o666)
+    except OSError as e:
+        if e.errno != errno.ELOOP: raise
+        raise ValueError(f"{path} is a symbolic link; headprune writes only inside its folders and never through a link: "
+                         "remove the link (or choose another folder)") from None
 
 def dry_note(kind: str, **info) -> None:
     "In a dry run, append `{kind, **info}` as one JSON line to $HEADPRUNE_DRY_RUN/dry_run.jsonl (what stood in, what the full run does)."
@@ -224,14 +232,6 @@ def write_table(path, rows: list[dict], tasks) -> list[dict]:
 
 # %% ../nbs/00_store.ipynb #726c36c8
 LOCK = ".headprune.lock"
-
-def open_here(path, flags: int) -> int:
-    "`os.open` that never follows a symbolic link at `path` (a run writes only inside its folder): a link is refused, naming it."
-    try: return os.open(path, flags | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o666)
-    except OSError as e:
-        if e.errno != errno.ELOOP: raise
-        raise ValueError(f"{path} is a symbolic link; headprune writes only inside its folders and never through a link: "
-                         "remove the link (or choose another folder)") from None
 
 class FolderBusy(RuntimeError):
     "Another process holds the folder's lock."
