@@ -150,12 +150,14 @@ def parse_param(text: str) -> tuple[str, object]:
 def _keep_executed(tmp, path) -> None:
     "Move the notebook papermill executed into `tmp` to `path` (`write_atomic`: a link at `path` is replaced, its target untouched), recording `path` as its output."
     import nbformat
-    try: nb = nbformat.read(tmp, as_version=4) if os.path.getsize(tmp) else None     # empty: stopped before it wrote
-    finally: os.unlink(tmp)
-    if nb is None: return
-    if "papermill" in nb.metadata: nb.metadata.papermill["output_path"] = str(path)
-    text = nbformat.writes(nb)
-    write_atomic(path, text if text.endswith("\n") else text + "\n")
+    try:
+        if not os.path.getsize(tmp): return                  # stopped before papermill wrote it
+        nb = nbformat.read(tmp, as_version=4)
+        if "papermill" in nb.metadata: nb.metadata.papermill["output_path"] = str(path)
+        text = nbformat.writes(nb)
+        write_atomic(path, text if text.endswith("\n") else text + "\n")
+    except Exception: umask_mode(tmp); os.replace(tmp, path)    # cut short: kept as it is (a rename never follows a link)
+    finally: Path(tmp).unlink(missing_ok=True)
 
 def run_experiment(name: str, profile: str = "smoke", params: dict | None = None, out_dir=None,
                    command: str | None = None, progress: bool = True, fresh: bool = False) -> Path:

@@ -244,6 +244,8 @@ def test_a_damaged_marker_is_set_aside_by_fresh_and_named_by_report(tmp_path, mo
     for marker, text in ((".headprune-params.json", '{"profile": "cpu", "params": {"gate_'), ("complete.json", '{"params": [1]}')):
         (out / marker).write_text(text)
         with pytest.raises(ValueError, match=re.escape(marker) + ".*--fresh"): params_clash(out, "voita_lambda", "cpu", {})
+        (out / marker).unlink()
+    (out / "complete.json").write_text("[]")
     monkeypatch.chdir(tmp_path)
     with pytest.raises(ValueError, match=re.escape(str(out / "complete.json"))): finished_results(source="yours")
     set_aside(out)
