@@ -4,6 +4,7 @@
 
 # %% ../nbs/20_api.ipynb #3e1364dc
 from __future__ import annotations
+import json
 from dataclasses import dataclass, field
 from typing import Callable
 import torch
@@ -23,8 +24,9 @@ from .gqa import removal_mode
 from .lottery import head_confidence
 
 # %% auto #0
-__all__ = ['HP', 'PASS_SCHEDULES', 'CODE_TRAIN_OPTIONS', 'REGISTRY', 'METHODS', 'DEFAULT_MODE', 'model_family', 'Method',
-           'method_entry', 'registry_table', 'make_pruner', 'GroupPruner', 'ranking', 'prune_to_k']
+__all__ = ['HP', 'PASS_SCHEDULES', 'CODE_TRAIN_OPTIONS', 'REGISTRY', 'METHODS', 'DEFAULT_MODE', 'RUN_RECORD', 'model_family',
+           'Method', 'method_entry', 'registry_table', 'make_pruner', 'GroupPruner', 'ranking', 'claim_out_dir',
+           'prune_to_k']
 
 # %% ../nbs/20_api.ipynb #97b3acfe
 # Every joint method's defaults, per model family ('cls': BERT-like encoders, 'mt': Enc-Dec), in one place.
@@ -208,6 +210,27 @@ def _units(index: HeadIndex, unit: str) -> HeadIndex:
     return group_index(index) if unit == "group" else index
 
 # %% ../nbs/20_api.ipynb #e8f71aec
+RUN_RECORD = "prune_to_k.json"
+
+def claim_out_dir(out_dir, model: nn.Module, batches, **what) -> dict:
+    """Record in `out_dir` what a `prune_to_k` run there is: `what` (method, variant, K, settings) and digests of the model
+    it starts from and of its data (`store.tensors_digest`). A folder holding another run's record, or files and no record,
+    is refused: resuming it would return that run's mask."""
+    from pathlib import Path
+    from headprune_nb.store import read_json, write_json, tensors_digest
+    data = {f"{i}/{k}": v for i, b in enumerate(batches) for k, v in b.items() if isinstance(v, torch.Tensor)}
+    rec = json.loads(json.dumps(dict(what, model=tensors_digest(model.state_dict())[:12], data=tensors_digest(data)[:12]),
+                                default=str))
+    out, fix = Path(out_dir), "pass a new or empty out_dir (or delete this one)"
+    have = read_json(out / RUN_RECORD, kind=dict, fix=fix)
+    if have is None and out.is_dir() and any(out.iterdir()):
+        raise ValueError(f"out_dir {out} holds files but no {RUN_RECORD} (not a prune_to_k run of this version); {fix}")
+    if have is not None and have != rec:
+        diff = "; ".join(f"{k}: {have.get(k)!r} -> {v!r}" for k, v in rec.items() if have.get(k) != v)
+        raise ValueError(f"out_dir {out} holds another prune_to_k run ({diff}); resuming it would return that run's result: {fix}")
+    write_json(out / RUN_RECORD, rec)
+    return rec
+
 def prune_to_k(model: nn.Module, batches, K: int, method: str = "dsp", epochs: int = 1, lr: float = 2e-5,
                gate_lr: float | None = None, warmup_share: float = 0.1, device: str = "cpu", out_dir=None,
                progress: bool = True, variant: str = DEFAULT_VARIANT, unit: str = "query", mode: str | None = None,
@@ -226,6 +249,9 @@ def prune_to_k(model: nn.Module, batches, K: int, method: str = "dsp", epochs: i
         scores = _one_shot(method, model, get(0), unit, entry, progress, device, **pruner_kw)
     else:
         steps, k_units = epochs * len(get(0)), max(1, min(units.H, round(K * units.H / index.H)))
+        if out_dir is not None:                                 # resume only this run's training, never another's
+            claim_out_dir(out_dir, model, get(0), method=method, variant=entry.variant, K=K, epochs=epochs, lr=lr, gate_lr=gate_lr,
+                          warmup_share=warmup_share, unit=unit, mode=repr(removal), pruner_kw=pruner_kw)
         pruner = _build(entry, units, model_family(model), k_units, steps, **pruner_kw)
         if unit == "group": pruner = GroupPruner(pruner, index)
         opts = pruner.train_options

@@ -8,7 +8,7 @@ import dataclasses, json, shutil, time
 from dataclasses import dataclass
 from pathlib import Path
 from .runs import RunKey, RunRecord, read_records
-from .store import write_json, utc_now
+from .store import write_json, write_atomic, utc_now
 
 # %% auto #0
 __all__ = ['baseline_recipe', 'baseline_keys', 'BaselineRun', 'baseline_table', 'records_from_table']
@@ -57,9 +57,9 @@ def _train(run: BaselineRun, r, key: RunKey) -> tuple[str, float, dict]:
     rd, path = run_dir(run.profile, key.task, key.seed), model_dir(run.profile, key.task, key.seed)
     if isinstance(r, ClsRecipe): (model, _, m), metric = run_cls_recipe(r, seed=key.seed, device=run.device, out_dir=rd), "accuracy"
     else: (model, _, m), metric = run_mt_recipe(r, seed=key.seed, device=run.device, out_dir=rd, eval_limit=run.eval_limit), "bleu_tok"
-    save_pruned(model, path)
+    save_pruned(model, path, overwrite=True)              # the cache's folder: its old record goes with the old model
     baseline_record(path, r, key.seed, new=True)          # recipe, seed, weights: `recipes.trained` checks them
-    shutil.copy(rd / "log.csv", Path(run.out) / f"{key.task}_log.csv")
+    write_atomic(Path(run.out) / f"{key.task}_log.csv", (rd / "log.csv").read_bytes())   # never through a link there
     return metric, m[metric], m
 
 # %% ../nbs/98_baselines_exp.ipynb #98000011

@@ -177,6 +177,9 @@ def cmd_bench(args) -> None:
     from headprune_nb.bench import throughput, compare_pruned, n_params
     from headprune_nb.store import markdown_table, write_csv
     sizes = _batch_sizes(args.batch_sizes)
+    for flag, v, low in (("--seq-len", args.seq_len, 1), ("--tgt-len", args.tgt_len, 1), ("--warmup", args.warmup, 0),
+                         ("--repeats", args.repeats, 1), ("--max-repeats", args.max_repeats, 1)):
+        if v is not None and v < low: raise ValueError(f"{flag} must be at least {low}; got {v}")
     if not 0 < args.keep_fraction <= 1: raise ValueError(f"--keep-fraction must be in (0, 1]; got {args.keep_fraction}")
     if args.out: _check_out_file(args.out)                 # before the benchmark, not after
     _check_device(args.device)

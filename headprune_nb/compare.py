@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import torch
 from fastcore.basics import patch
-from .store import read_csv, write_csv, write_json, write_table, pivot, dry_run
+from .store import read_csv, write_csv, write_json, write_table, pivot, dry_run, save_figure
 from .heads import HeadIndex, as_matrix, mask_str, mask_of, mask_list
 from .dsp import survival
 from .voita import nearest_k, aimed_sweep, MAX_WIDEN
@@ -581,7 +581,7 @@ def figure(path, tasks, draw, width: float = 5, height: float = 3.2, per: int = 
     "Save a figure of one panel per task (`per` axes each): `draw(axes, task)` draws it; returns the path."
     fig, axes = axes_row(per * len(tasks), width, height)
     for i, task in enumerate(tasks): draw(axes[per * i: per * (i + 1)], task)
-    fig.tight_layout(); fig.savefig(path, dpi=120)
+    fig.tight_layout(); save_figure(fig, path)
     import matplotlib.pyplot as plt; plt.close(fig)
     return path
 

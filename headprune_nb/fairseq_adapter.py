@@ -150,8 +150,14 @@ SAFE_GLOBALS = {"argparse.Namespace": argparse.Namespace}
 @contextmanager
 def _safe_globals(path, trust: bool = False):
     "Let torch.load read a fairseq checkpoint: allow argparse.Namespace; anything more only if `trust`."
-    import os
-    unknown = [g for g in torch.serialization.get_unsafe_globals_in_checkpoint(str(path)) if g not in SAFE_GLOBALS]
+    import os, zipfile
+    if zipfile.is_zipfile(path):
+        unknown = [g for g in torch.serialization.get_unsafe_globals_in_checkpoint(str(path)) if g not in SAFE_GLOBALS]
+    elif not trust:                    # torch < 1.6's format: what it would import cannot be listed without unpickling it
+        raise ValueError(f"{Path(path).name} is in the format of torch before 1.6, whose contents cannot be checked before "
+                         "unpickling; if you trust the file, pass trust_checkpoint=True (CLI: --trust-checkpoint), or "
+                         "re-save it with a newer torch")
+    else: unknown = ["(a checkpoint in torch's format before 1.6)"]
     if unknown and not trust:
         raise ValueError(f"{Path(path).name} would import {unknown} when unpickled, which torch refuses by default; "
                          "if you trust the file, pass trust_checkpoint=True (CLI: --trust-checkpoint)")
@@ -168,6 +174,8 @@ def _safe_globals(path, trust: bool = False):
 def load_fairseq_checkpoint(checkpoint, data_dir=None, trust_checkpoint: bool = False):
     "A fairseq translation checkpoint and its dictionaries: (fairseq model in eval mode, Vocab or PairVocab)."
     p = Path(checkpoint).expanduser()
+    if p.is_dir(): raise ValueError(f"fairseq checkpoint {str(p)!r} is a folder; give the checkpoint file in it "
+                                    f"(e.g. {p / 'checkpoint_best.pt'})")
     if not p.is_file(): raise FileNotFoundError(f"fairseq checkpoint {str(p)!r} does not exist")
     data = Path(data_dir).expanduser() if data_dir else p.parent
     if not list(data.glob("dict.*.txt")):

@@ -10,7 +10,7 @@ from fastcore.basics import patch
 from pathlib import Path
 import numpy as np
 from .runs import RunKey, RunRecord, run_grid, load_sample, save_record
-from .store import read_csv, read_json, write_json, blank, dry_run, dry_note
+from .store import read_csv, read_json, write_json, blank, dry_run, dry_note, save_figure
 from .heads import ENC_DEC_KINDS
 from .verdicts import NOISE, NOTICEABLE, Rule, evidence, claim_row, not_checked_row, NOT_CHECKED, vote_row, lowest
 
@@ -376,7 +376,7 @@ def figure_rounds(main: SeedRecords, seeds: list, band: list[dict], task: str, p
     import matplotlib.pyplot as plt
     fig, (a, b) = plt.subplots(1, 2, figsize=(11, 3.8))
     plot_bleu(a, main, seeds, band, task); plot_layers(b, main)
-    plt.tight_layout(); fig.savefig(path, dpi=120); plt.close(fig)
+    plt.tight_layout(); save_figure(fig, path); plt.close(fig)
     return Path(path)
 
 # %% ../nbs/96_lottery_exp.ipynb #f9143e47

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 import numpy as np
 from fastcore.basics import patch
-from .store import read_csv, read_json, blank
+from .store import read_csv, read_json, blank, save_figure
 from .heads import ENC_DEC_KINDS, mask_str, mask_of, mask_list
 from .runs import RunKey, RunRecord, Sample, save_record, load_record, load_sample, sample_of, sample_made, baseline_of
 from .verdicts import NOTICEABLE, Rule, evidence, claim_row, not_checked_row, lowest
@@ -405,7 +405,7 @@ def figure3(path, rows: list[dict], bands: list[dict], profile: str, mt_tasks) -
         ax.set_title(task); ax.set_xlabel("% heads pruned"); ax.set_ylabel("BLEU" if task in mt_tasks else "accuracy (%)")
         ax.legend(fontsize=8)
     fig.suptitle(f"Michel et al. figure 3 analogue ({profile} profile; bands: 95% over evaluation examples)"); fig.tight_layout()
-    fig.savefig(path, dpi=120); plt.close(fig)
+    save_figure(fig, path); plt.close(fig)
 
 # %% ../nbs/94_michel_exp.ipynb #d70dd54b
 def figure4(path, rows: list[dict], bands: list[dict]) -> None:
@@ -415,7 +415,7 @@ def figure4(path, rows: list[dict], bands: list[dict]) -> None:
     draw_lines(ax, rows, bands, "kind", label=lambda k, cs: k)
     ax.set_xlabel("% of that kind's heads pruned"); ax.set_ylabel("BLEU"); ax.legend()
     ax.set_title(f"figure 4 analogue: {', '.join(dict.fromkeys(r['task'] for r in rows))} (bands: 95%)", fontsize=9)
-    fig.tight_layout(); fig.savefig(path, dpi=120); plt.close(fig)
+    fig.tight_layout(); save_figure(fig, path); plt.close(fig)
 
 # %% ../nbs/94_michel_exp.ipynb #fafe59f7
 def figure5(path, rows: list[dict], bands: list[dict]) -> None:
@@ -424,7 +424,7 @@ def figure5(path, rows: list[dict], bands: list[dict]) -> None:
     fig, ax = plt.subplots(figsize=(5, 3.2))
     draw_lines(ax, rows, bands, "epoch", "relative", 100, label=lambda e, cs: f"epoch {e} ({cs[0]['metric']:.1f})")
     ax.set_xlabel("% heads pruned"); ax.set_ylabel("% of the unpruned BLEU"); ax.legend(fontsize=7)
-    ax.set_title("figure 5 analogue (bands: 95%)"); fig.tight_layout(); fig.savefig(path, dpi=120); plt.close(fig)
+    ax.set_title("figure 5 analogue (bands: 95%)"); fig.tight_layout(); save_figure(fig, path); plt.close(fig)
 
 # %% ../nbs/94_michel_exp.ipynb #6d0e10cf
 def baseline_dirs(P: dict) -> dict:
@@ -725,7 +725,7 @@ def heat_map(path, sig: list[dict], task: str) -> None:
     ax.plot([d[0] for d in dots], [d[1] for d in dots], "k.", ms=4, label=f"significant (p < {1 - SIG_LEVEL:.2f})")
     ax.set_title(f"{task}: {kind}"); ax.set_xlabel("head"); ax.set_ylabel("layer"); fig.colorbar(im, ax=ax, shrink=0.8)
     ax.legend(fontsize=6, loc="lower right")
-    fig.suptitle("Table 1 analogue: score change when one head is masked"); fig.tight_layout(); fig.savefig(path, dpi=120); plt.close(fig)
+    fig.suptitle("Table 1 analogue: score change when one head is masked"); fig.tight_layout(); save_figure(fig, path); plt.close(fig)
 
 # %% ../nbs/94_michel_exp.ipynb #120bd139
 def migrate_ablation_tables(folder, P: dict) -> int:
@@ -1043,7 +1043,7 @@ def speed_figure(path, summary: list[dict], claims: list[dict], P: dict, H: int,
     for a, yl in ((a1, "inference speed-up (%)"), (a2, "model size shrinkage (%)")):
         a.set_xlabel(f"heads left (of {H})"); a.set_ylabel(yl); a.invert_xaxis(); a.grid(alpha=.3); a.legend(fontsize=8)
     fig.suptitle(f"{P['model_name']} ({profile} profile), sequence length {P['seq_len']}")
-    fig.tight_layout(); fig.savefig(path, dpi=120); plt.close(fig)
+    fig.tight_layout(); save_figure(fig, path); plt.close(fig)
 
 # %% ../nbs/94_michel_exp.ipynb #4e52f944
 def speed_provenance(t4: RunRecord, rows_f4: list[dict], claims: list[dict]) -> dict:

@@ -92,9 +92,9 @@ def load_model(name_or_path: str, seed: int = 0) -> nn.Module:
     from headprune_nb.prune import load_pruned, WEIGHTS
     p = Path(name_or_path)
     if name_or_path in ARCHITECTURES: return build_architecture(name_or_path, seed)
-    if not p.exists():
+    if not p.is_dir():
         raise FileNotFoundError(f"{name_or_path!r} is neither a known architecture ({', '.join(ARCHITECTURES)}) "
-                                "nor an existing model folder")
+                                f"nor {'a model folder (it is a file; give the folder that holds config.json)' if p.exists() else 'an existing model folder'}")
     if (p / WEIGHTS).exists() and (p / "config.json").exists() and "headprune_kept" in (p / "config.json").read_text():
         return load_pruned(p)
     import transformers

@@ -4,7 +4,7 @@
 
 # %% ../nbs/02_prune.ipynb #174af3b9
 from __future__ import annotations
-import copy, os, tempfile
+import copy, errno, os, tempfile
 from pathlib import Path
 import torch
 from torch import nn
@@ -12,8 +12,9 @@ import transformers
 from .heads import HeadIndex, Site, qkv_names, N_HEADS_ATTRS
 
 # %% auto #0
-__all__ = ['TOKENIZER_FILES', 'WEIGHTS', 'check_keep', 'EmptyAttention', 'gqa_layout', 'prune_heads', 'head_layout', 'kv_layout',
-           'apply_layout', 'save_tokenizer', 'is_saved_model', 'save_pruned', 'load_pruned']
+__all__ = ['TOKENIZER_FILES', 'WEIGHTS', 'SAVED_FILES', 'check_keep', 'EmptyAttention', 'gqa_layout', 'prune_heads',
+           'head_layout', 'kv_layout', 'apply_layout', 'save_tokenizer', 'is_saved_model', 'recover_saved',
+           'save_pruned', 'load_pruned']
 
 # %% ../nbs/02_prune.ipynb #bfb661cb
 def check_keep(index: HeadIndex, keep) -> torch.Tensor:
@@ -177,29 +178,54 @@ def is_saved_model(path) -> bool:
     "Does folder `path` hold a model written by `save_pruned` (or `save_pretrained`)?"
     return (Path(path) / "config.json").is_file() and (Path(path) / WEIGHTS).is_file()
 
+SAVED_FILES = ("config.json", WEIGHTS, "generation_config.json", *TOKENIZER_FILES)   # the names save_pruned may write
+
+def _alive(pid: int) -> bool:
+    try: os.kill(pid, 0); return True
+    except ProcessLookupError: return False
+    except OSError: return True                 # someone else's process: alive
+
+def recover_saved(path) -> Path:
+    """Undo what a `save_pruned` killed between its two renames left beside `path`: the old folder (`.old-<name>-<pid>-*`)
+    is put back where there is no folder, and its other leftovers (`.old-*`, `.tmp-<name>-<pid>-*`) are removed, once
+    the process that wrote them is gone."""
+    import re, sys
+    path = Path(path)
+    mine = re.compile(r"\.(old|tmp)-" + re.escape(path.name) + r"-(?:(\d+)-)?[0-9a-z_]+")     # (an older version: no pid)
+    left = [p for p in (path.parent.iterdir() if path.parent.is_dir() else ())
+            if (m := mine.fullmatch(p.name)) and not (m[2] and _alive(int(m[2])))]
+    olds = sorted((p for p in left if p.name.startswith(".old-") and is_saved_model(p)), key=lambda p: p.stat().st_mtime)
+    if not path.exists() and olds:
+        olds.pop().rename(path)
+        print(f"{path}: restored (a save into it was killed before it finished)", file=sys.stderr)
+    for p in left:
+        if p.exists(): shutil.rmtree(p, ignore_errors=True)
+    return path
+
 def save_pruned(model: nn.Module, path, tokenizer=None, overwrite: bool = False) -> Path:
     "Save a (possibly pruned) HF model with its per-site head layout (and its tokenizer: `save_tokenizer`) as a complete new folder `path`; see `load_pruned`."
     import shutil, uuid
     from safetensors.torch import save_model
     from headprune_nb.gates import clear_head_gates
-    from headprune_nb.store import umask_mode
-    path = Path(path)
+    from headprune_nb.store import umask_mode, naming
+    path = recover_saved(path)
     if path.exists() and not path.is_dir(): raise FileExistsError(f"{path} is a file; save_pruned writes a folder there")
-    if path.is_dir() and any(path.iterdir()) and not is_saved_model(path) and not overwrite:
-        raise FileExistsError(f"{path} is not empty and holds no saved model (config.json and {WEIGHTS}); save into a "
-                              "new or empty folder, or pass overwrite=True to replace everything in it")
+    theirs = sorted(f.name for f in path.iterdir() if f.name not in SAVED_FILES) if path.is_dir() else []
+    if not overwrite and path.is_dir() and (theirs or any(path.iterdir()) and not is_saved_model(path)):
+        raise FileExistsError(f"{path} holds files save_pruned did not write ({', '.join(theirs[:4]) or 'no saved model'}); "
+                              "save into a new or empty folder, or pass overwrite=True to replace everything in it")
     clear_head_gates(model)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=path.parent)); old = None
+    tmp = Path(tempfile.mkdtemp(prefix=f".tmp-{path.name}-{os.getpid()}-", dir=path.parent)); old = None
     try:
-        umask_mode(tmp, 0o777)
         config = copy.deepcopy(model.config)
         config.architectures, config.headprune_kept = [type(model).__name__], head_layout(model)
         if kv_layout(model): config.headprune_kv = kv_layout(model)
         config.save_pretrained(tmp)
-        save_model(model, str(tmp / WEIGHTS))
+        with naming(tmp / WEIGHTS): save_model(model, str(tmp / WEIGHTS))
         save_tokenizer(model, tmp, tokenizer)
-        if path.exists(): old = path.rename(path.with_name(f".old-{path.name}-{uuid.uuid4().hex[:8]}"))
+        for f in [tmp, *tmp.rglob("*")]: umask_mode(f, 0o777 if f.is_dir() else 0o666)   # safetensors writes 0600
+        if path.exists(): old = path.rename(path.with_name(f".old-{path.name}-{os.getpid()}-{uuid.uuid4().hex[:8]}"))
         os.rename(tmp, path)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -211,7 +237,7 @@ def save_pruned(model: nn.Module, path, tokenizer=None, overwrite: bool = False)
 def load_pruned(path, device="cpu") -> nn.Module:
     "Load a model saved by `save_pruned`: rebuild the architecture, re-apply the pruning, load the weights."
     from safetensors.torch import load_model
-    path = Path(path)
+    path = recover_saved(path) if not Path(path).exists() else Path(path)
     if not (path / "config.json").exists() or not (path / WEIGHTS).exists():
         raise FileNotFoundError(f"{path} is not a saved pruned model: expected config.json and {WEIGHTS} in it "
                                 "(written by headprune_nb.prune.save_pruned)")
@@ -224,8 +250,14 @@ def load_pruned(path, device="cpu") -> nn.Module:
         if hasattr(config, k): delattr(config, k)
     model = cls(config)
     if kept: apply_layout(model, kept, kv)
+    if torch.device(device).type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"device {device!r}: CUDA is not available on this machine (torch sees no GPU); use device cpu")
+    if not os.access(path / WEIGHTS, os.R_OK):
+        raise PermissionError(errno.EACCES, "no permission to read it (ask its owner to make it readable, e.g. chmod a+r)",
+                              str(path / WEIGHTS))
     try: load_model(model, str(path / WEIGHTS), device=str(device))
     except Exception as e:
+        if isinstance(e, PermissionError): raise
         if type(e).__module__.split(".")[0] != "safetensors" and not isinstance(e, (OSError, ValueError, RuntimeError)): raise
         raise ValueError(f"{path / WEIGHTS} cannot be read ({type(e).__name__}: {str(e)[:200]}); it is damaged or "
                          "not the weights of this config: save the model again") from None

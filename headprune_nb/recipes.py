@@ -240,8 +240,15 @@ def files_sha1(paths) -> str:
     return h.hexdigest()
 
 def weights_digest(path) -> str:
-    "sha1 (12 hex digits) of the weight files of the model saved in `path`, as bytes on disk."
-    return files_sha1(sorted(Path(path).glob("*.safetensors")) or sorted(Path(path).glob("*.bin")))[:12]
+    """12 hex digits naming the weights of the model saved in `path` by what they are: `store.tensors_digest` of every
+    tensor's name, dtype, shape and bytes (safetensors orders its header, tied weights' names included, differently from
+    one save to the next, so a file's bytes would name identical weights differently); `*.bin` weights: their files' bytes.
+    Recorded once in `baseline.json`: a baseline cached before keeps the digest it has."""
+    from safetensors.torch import load_file
+    from headprune_nb.store import tensors_digest
+    files = sorted(Path(path).glob("*.safetensors"))
+    if not files: return files_sha1(sorted(Path(path).glob("*.bin")))[:12]
+    return tensors_digest({f"{f.name}/{k}": t for f in files for k, t in load_file(f).items()})[:12]
 
 def baseline_spec(r, seed: int) -> dict:
     "What decides a cached baseline: its recipe (as JSON reads it back) and seed."
@@ -287,7 +294,7 @@ def trained(profile: str, task: str, seed: int = 0, device: str = "cpu", progres
         data = translation_data(r.corpus, seed)
         if cached: model, tok = load_pruned(path, device), vocab_beside(path) or Vocab.build(data["train"][0] + data["train"][1])
         else: model, tok, _ = run_mt_recipe(r, seed, device, out_dir=rd, progress=progress)
-    if not cached: save_pruned(model, path)               # a complete new folder: no record of the model it replaces
+    if not cached: save_pruned(model, path, overwrite=True)   # a complete new folder: no record of the model it replaces
     origin = imported_origin(path)
     if origin: rd = rd.with_name(f"{rd.name}-imported-{origin}")   # not the old baseline's run (no snapshots of its own)
     return Trained(task, model.to(device).eval(), tok, r, data, rd, origin, baseline_record(path, r, seed, new=not cached)["weights"])

@@ -13,7 +13,7 @@ from .verdicts import verdict_kind, verdict_counts, verdict_word
 
 
 # %% auto #0
-__all__ = ['REPORTED', 'PAPERS', 'RULES', 'RULE_COLS', 'STYLE', 'CLAIM_COLS', 'check_profiles', 'finished_results',
+__all__ = ['REPORTED', 'RERUN', 'PAPERS', 'RULES', 'RULE_COLS', 'STYLE', 'CLAIM_COLS', 'check_profiles', 'finished_results',
            'published_claims', 'claim_rows', 'inside_band', 'three_way_claims', 'side_by_side', 'paper_of',
            'claim_evidence', 'decided_by', 'budget_moves', 'claim_counts', 'holm', 'chance_of', 'chance_line',
            'holm_rows', 'rule_key', 'registered_rules', 'results_seen', 'rule_status', 'rule_rows', 'stats_blocks',
@@ -47,6 +47,15 @@ def published_claims(name: str) -> list[str]:
         if "claims" in f and rows and "claim" in rows[0]: out += [r["claim"] for r in rows]
     return out
 
+RERUN = "run that experiment again into the folder (or remove the folder)"
+
+def _claims_of(d: Path) -> list[dict] | None:
+    "The rows of `d/claims.csv` (None: the file is empty); damaged or without a `claim` column: a ValueError naming it and the fix."
+    rows = read_csv(d / "claims.csv", fix=RERUN)
+    if not rows: return None
+    if "claim" not in rows[0]: raise ValueError(f"{d / 'claims.csv'} has no `claim` column (it has {', '.join(list(rows[0])[:6])}); {RERUN}")
+    return rows
+
 def claim_rows(found, profiles=None) -> list[dict]:
     """One row per (experiment, profile, claim): our check and verdict, or 'not run' (profiles: those in `found`, or cpu).
     An experiment that ran in one profile gets no 'not run' rows in the others (the first full-profile run of one
@@ -57,7 +66,11 @@ def claim_rows(found, profiles=None) -> list[dict]:
     for name in EXPERIMENTS:
         for profile in profiles:
             d = ran.get((name, profile))
-            ours = read_csv(d / "claims.csv") if d is not None and (d / "claims.csv").exists() else []
+            ours = _claims_of(d) if d is not None and (d / "claims.csv").exists() else []
+            if ours is None:                                         # an empty claims.csv: shown as such, never dropped
+                rows += [dict(experiment=name, profile=profile, claim=claim, task="", ours="", verdict=f"damaged: {d / 'claims.csv'} "
+                              "is empty (run it again)") for claim in published_claims(name) or ["(its claims)"]]
+                continue
             for c in ours:
                 rows.append(dict(experiment=name, profile=profile, claim=c["claim"], task=c.get("task", ""),
                                  ours=c.get("ours", ""), verdict=verdict_kind(c), **claim_evidence(c),
@@ -317,7 +330,8 @@ def to_html(blocks: list[tuple], title: str) -> str:
 
 # %% ../nbs/92_report.ipynb #b19b6bda
 def _provenance_line(d: Path, file: str = "provenance.json") -> str:
-    p = json.loads((d / file).read_text())
+    from headprune_nb.store import read_json
+    p = read_json(d / file, kind=dict, fix=RERUN)
     m, seeds = p.get("machine", {}), (p.get("params") or {}).get("seeds")
     return (f"`{p.get('command', '?')}` · profile {p.get('profile')} · seed {p.get('seed')}"
             + (f" · training seeds {seeds}" if seeds else "") + f" · headprune-nb "

@@ -9,17 +9,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 import headprune_nb
 from .store import (umask_mode, write_atomic, write_csv, write_json, read_csv, other_tasks_rows, put_row, cached_tensor,
-                    finish_provenance, write_task_provenance, folder_lock, FolderBusy, LOCK, provenance, utc_now, machine_info,
+                    finish_provenance, write_task_provenance, folder_lock, FolderBusy, LOCK, open_here, provenance, utc_now, machine_info,
                     markdown_table, pivot)
 from .runs import HEAD_SCANS, head_scan_path, cached_head_scan
 
 # %% auto #0
 __all__ = ['PROFILES', 'EXPERIMENTS', 'SMOKE_TIMES', 'INSTALLED', 'USER_RESULTS', 'KERNEL_ARGS', 'KERNEL_ENV', 'RESERVED',
-           'COMPLETE', 'PREVIOUS', 'FRESH', 'RUN_PARAMS', 'ADDITIVE', 'GPU_ASSUMPTION', 'COST_FILE', 'EVAL_BATCH',
-           'Experiment', 'get_experiment', 'runtime_of', 'reproduce_dir', 'results_dir', 'committed_dir', 'parse_param',
-           'run_experiment', 'quiet_kernel', 'live_output', 'notebook_params', 'check_params', 'finished', 'unfinish',
-           'set_aside', 'params_clash', 'is_complete', 'run_all', 'dry_run_root', 'dry_run_experiment', 'full_cost',
-           'cost_row', 'dry_run_all', 'cost_table', 'cost_line']
+           'LIMITS', 'COMPLETE', 'PREVIOUS', 'FRESH', 'RUN_PARAMS', 'ADDITIVE', 'GPU_ASSUMPTION', 'COST_FILE',
+           'EVAL_BATCH', 'Experiment', 'get_experiment', 'runtime_of', 'reproduce_dir', 'results_dir', 'committed_dir',
+           'parse_param', 'run_experiment', 'quiet_kernel', 'live_output', 'notebook_params', 'declared', 'fits',
+           'check_params', 'marker', 'finished', 'unfinish', 'set_aside', 'params_clash', 'is_complete', 'run_all',
+           'dry_run_root', 'dry_run_experiment', 'full_cost', 'cost_row', 'dry_run_all', 'cost_table', 'cost_line']
 
 # %% ../nbs/90_reproduce.ipynb #28ff10e1
 PROFILES = ("smoke", "cpu", "full")
@@ -145,9 +145,23 @@ def parse_param(text: str) -> tuple[str, object]:
         raise ValueError(f"--param expects key=value with a Python identifier as key; got {text!r}")
     try: return key.strip(), ast.literal_eval(value)
     except (ValueError, SyntaxError, MemoryError, RecursionError): pass
+    if re.fullmatch(r"\s*[+-]?\d[\d_]*\s*", value):            # an integer Python will not read: too many digits
+        raise ValueError(f"--param {key.strip()}: a number of {len(value.strip())} digits is too large")
     if re.fullmatch(r"[\w.:/@+~-]*", value): return key.strip(), value     # a bare word: a string (device=cuda)
     raise ValueError(f"--param {key.strip()}={value}: not a Python literal; write lists as [1,2], strings with spaces or "
                      "brackets in quotes ('a b')")
+
+def _keep_executed(tmp, path) -> None:
+    "Move the notebook papermill executed into `tmp` to `path` (`write_atomic`: a link at `path` is replaced, its target untouched), recording `path` as its output."
+    import nbformat
+    try:
+        if not os.path.getsize(tmp): return                  # stopped before papermill wrote it
+        nb = nbformat.read(tmp, as_version=4)
+        if "papermill" in nb.metadata: nb.metadata.papermill["output_path"] = str(path)
+        text = nbformat.writes(nb)
+        write_atomic(path, text if text.endswith("\n") else text + "\n")
+    except Exception: umask_mode(tmp); os.replace(tmp, path)    # cut short: kept as it is (a rename never follows a link)
+    finally: Path(tmp).unlink(missing_ok=True)
 
 def run_experiment(name: str, profile: str = "smoke", params: dict | None = None, out_dir=None,
                    command: str | None = None, progress: bool = True, fresh: bool = False) -> Path:
@@ -163,17 +177,23 @@ def run_experiment(name: str, profile: str = "smoke", params: dict | None = None
     try:
         with folder_lock(out):                          # one run per results folder
             if fresh:                                   # a finished run's rows are not reused
-                if params_clash(out, name, profile, params or {}): (out / FRESH).unlink(missing_ok=True)  # nor another fresh run's
+                try: clash = params_clash(out, name, profile, params or {})
+                except ValueError: clash = "a damaged marker file"
+                if clash: (out / FRESH).unlink(missing_ok=True)  # nor another fresh run's
                 set_aside(out)
             elif why := params_clash(out, name, profile, params or {}):
                 raise ValueError(f"{out} holds a run with other parameters ({why}); resuming it would reuse its rows: "
                                  f"add --fresh to set it aside and start afresh, or pass another --out")
             write_json(out / RUN_PARAMS, dict(profile=profile, params=params or {}))
             unfinish(out)                               # a re-run is unfinished until it finishes
-            with quiet_kernel():
-                pm.execute_notebook(str(nb), str(out / exp.notebook), parameters=parameters, kernel_name="python3",
-                                    progress_bar=progress, cwd=str(nb.parent), extra_arguments=KERNEL_ARGS,
-                                    **live_output(progress))
+            fd, executed = tempfile.mkstemp(prefix=f".{Path(exp.notebook).stem}-", suffix=".ipynb", dir=out); os.close(fd)
+            try:                                        # written beside, renamed over its path: never through a link there
+                with quiet_kernel():
+                    pm.execute_notebook(str(nb), executed, parameters=parameters, kernel_name="python3",
+                                        progress_bar=progress, cwd=str(nb.parent), extra_arguments=KERNEL_ARGS,
+                                        shutdown_kernel="immediate",    # killed, not asked: an interrupted kernel prints no ZMQError
+                                        **live_output(progress))
+            finally: _keep_executed(executed, out / exp.notebook)
             write_json(out / COMPLETE, dict(name=name, profile=profile, params=params or {},
                                             command=os.environ["HEADPRUNE_COMMAND"],
                                             finished_utc=utc_now()))
@@ -193,11 +213,15 @@ KERNEL_ENV = {"KINETO_LOG_LEVEL": "6",              # no "USDT ... profiler_star
 @contextmanager
 def quiet_kernel():
     "Set `KERNEL_ENV` (unless already set) for the kernels started inside, then restore the environment."
+    import logging
     added = {k: v for k, v in KERNEL_ENV.items() if k not in os.environ}
     os.environ.update(added)
+    known = lambda r: not r.getMessage().startswith("Passed unknown parameter")   # check_params knows them (annotated ones too)
+    logging.getLogger("papermill").addFilter(known)
     try: yield
     finally:
         for k in added: os.environ.pop(k, None)
+        logging.getLogger("papermill").removeFilter(known)
 
 def live_output(progress: bool) -> dict:
     "papermill arguments that stream the cells' printed output (stdout and stderr) to our stderr while they run."
@@ -209,9 +233,18 @@ _TYPES = {"int": (int,), "float": (int, float), "str": (str,), "bool": (bool,), 
           "tuple": (list, tuple), "dict": (dict,), "None": (type(None),)}
 
 def notebook_params(name: str) -> dict[str, dict]:
-    "An experiment's notebook parameters as papermill reads them: name -> {default, inferred_type_name, help}."
-    import papermill as pm
-    return pm.inspect_notebook(str(reproduce_dir() / get_experiment(name).notebook))
+    "An experiment's notebook parameters, from its cell tagged `parameters`: name -> {default, inferred_type_name, help} (papermill's keys; read with `ast`, as papermill's reader drops an annotation such as `list[float] | None`)."
+    import ast
+    nb = json.loads((reproduce_dir() / get_experiment(name).notebook).read_text())
+    src = "".join(next(c for c in nb["cells"] if "parameters" in c.get("metadata", {}).get("tags", []))["source"])
+    lines, out = src.splitlines(), {}
+    for n in ast.parse(src).body:
+        target = n.target if isinstance(n, ast.AnnAssign) else n.targets[0] if isinstance(n, ast.Assign) else None
+        if not isinstance(target, ast.Name) or n.value is None: continue
+        rest = lines[n.end_lineno - 1][n.end_col_offset:].strip()
+        out[target.id] = dict(name=target.id, default=ast.get_source_segment(src, n.value), help=rest.lstrip("#").strip(),
+                              inferred_type_name=ast.unparse(n.annotation) if isinstance(n, ast.AnnAssign) else "None")
+    return out
 
 def _default(spec: dict):
     "A parameter's default (papermill gives its source text): the literal's value, or the text itself when it is not a literal."
@@ -220,16 +253,40 @@ def _default(spec: dict):
     try: return ast.literal_eval(text)
     except (ValueError, SyntaxError): return text
 
-def _declared(spec: dict) -> tuple | None:
-    "Python types a parameter accepts: from its annotation, else from its default; None when anything goes."
+LIMITS = dict(depth=4, items=10_000, int_bits=63)      # a --param value: nesting, items per list or dict, integer size
+
+def declared(spec: dict) -> str | None:
+    "The type a parameter takes: its annotation (`lambdas: list[float] | None = None`), else its literal default's type; None: neither."
     ann = spec.get("inferred_type_name") or "None"
-    if ann != "None":
-        parts = [t.strip().split("[")[0] for t in ann.split("|")]
-        if all(p in _TYPES for p in parts): return sum((_TYPES[p] for p in parts), ())
-        return None
+    if ann != "None": return ann
     default = _default(spec)
     if default is None or default == spec.get("default"): return None      # no default, or an expression: not a literal
-    return _TYPES.get(type(default).__name__, (type(default),))
+    return type(default).__name__
+
+def fits(value, ann: str) -> bool:
+    "Does `value` fit annotation `ann`: int, float, str, bool, None, list[X], tuple[X, ...], dict[K, V], X | Y (other names: anything)?"
+    import ast
+    def ok(v, n):
+        if isinstance(n, ast.BinOp): return ok(v, n.left) or ok(v, n.right)
+        if isinstance(n, ast.Constant): return v is None or n.value is Ellipsis
+        if isinstance(n, ast.Subscript):
+            args = n.slice.elts if isinstance(n.slice, ast.Tuple) else [n.slice]
+            if not ok(v, n.value): return False
+            pairs = v.items() if isinstance(v, dict) else ((None, x) for x in v)
+            return all((k is None or ok(k, args[0])) and ok(x, args[-1] if isinstance(v, dict) else args[0]) for k, x in pairs)
+        t = _TYPES.get(getattr(n, "id", None))
+        return t is None or isinstance(v, t) and not (isinstance(v, bool) and bool not in t)
+    return ok(value, ast.parse(ann, mode="eval").body)
+
+def _check_size(k: str, v, depth: int = 0) -> None:
+    "Refuse a value past `LIMITS`: nested too deep, too many items, an integer too large for any count or seed."
+    if depth > LIMITS["depth"]: raise ValueError(f"--param {k}: nested more than {LIMITS['depth']} levels deep; no parameter takes that")
+    if isinstance(v, (list, tuple, dict)):
+        if len(v) > LIMITS["items"]: raise ValueError(f"--param {k}: {len(v)} items; at most {LIMITS['items']:,}")
+        for x in (list(v) + list(v.values()) if isinstance(v, dict) else v): _check_size(k, x, depth + 1)
+    elif isinstance(v, int) and v.bit_length() > LIMITS["int_bits"]:
+        raise ValueError(f"--param {k}: a number of {len(str(abs(v))) if v.bit_length() < 14000 else 'thousands of'} digits "
+                         f"is too large (at most {2**LIMITS['int_bits'] - 1:,})")
 
 def check_params(name: str, params: dict) -> None:
     "Refuse overrides the notebook of `name` has no parameter for, or whose value does not fit its type."
@@ -239,21 +296,31 @@ def check_params(name: str, params: dict) -> None:
         if k not in spec:
             raise ValueError(f"--param {k}: {name} has no parameter {k!r}; its parameters are "
                              f"{', '.join(p for p in spec if p not in RESERVED)}")
-        ok = _declared(spec[k])
-        if v is None or ok is None: continue
-        if isinstance(v, bool) and bool not in ok or not isinstance(v, ok):
-            want = spec[k]["inferred_type_name"] if spec[k].get("inferred_type_name", "None") != "None" else \
-                   f"{ok[-1].__name__} like the default {spec[k]['default']}"
-            raise ValueError(f"--param {k}={v!r}: {name} expects {want}")
+        _check_size(k, v)
+        ann = declared(spec[k])
+        if v is None or ann is None or fits(v, ann): continue
+        want = ann if spec[k].get("inferred_type_name", "None") != "None" else f"{ann} like the default {spec[k]['default']}"
+        raise ValueError(f"--param {k}={_short_repr(v)}: {name} expects {want}")
+
+def _short_repr(v, n: int = 60) -> str:
+    text = repr(v)
+    return text if len(text) <= n else text[:n - 3] + "..."
 
 # %% ../nbs/90_reproduce.ipynb #46949680
 COMPLETE = "complete.json"
 
+def marker(path) -> dict | None:
+    "A marker file (`complete.json`, `.headprune-params.json`) read as input: None if absent; damaged (not JSON, not an object, params not an object): a ValueError naming it and the fix."
+    from headprune_nb.store import read_json
+    fix = f"pass --fresh to set that folder's run aside and start afresh, or choose another --out"
+    m = read_json(path, kind=dict, fix=fix)
+    if m is not None and not (isinstance(m.get("params", {}), dict) and isinstance(m.get("profile", ""), str)):
+        raise ValueError(f"{path} is damaged (its profile or params are not what a run writes); {fix}")
+    return m
+
 def finished(out) -> dict | None:
-    "What `complete.json` in `out` says about the run that finished there (None: no finished run). The one definition."
-    p = Path(out) / COMPLETE
-    try: return json.loads(p.read_text()) if p.exists() else None
-    except ValueError: return None
+    "What `complete.json` in `out` says about the run that finished there (None: no finished run; damaged: `marker`'s error). The one definition."
+    return marker(Path(out) / COMPLETE)
 
 def unfinish(out) -> None:
     "Mark folder `out` unfinished at the start of a (re-)run: no complete.json, no finish time left in provenance.json."
@@ -274,13 +341,15 @@ def set_aside(out) -> Path | None:
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
     files = [f for f in out.iterdir() if f.name not in (LOCK, FRESH)]
     aside = None
-    if files and (finished(out) is not None or not (out / FRESH).exists()):
+    try: done = finished(out) is not None
+    except ValueError: done = True                      # a damaged complete.json: that run is set aside too
+    if files and (done or not (out / FRESH).exists()):
         aside = out.with_name(out.name + PREVIOUS)
         shutil.rmtree(aside, ignore_errors=True)
         aside.mkdir(parents=True)
         for f in files: f.rename(aside / f.name)
         print(f"{out}: the earlier run's files are set aside in {aside}; this run starts afresh", file=sys.stderr)
-    (out / FRESH).touch()
+    os.close(open_here(out / FRESH, os.O_WRONLY | os.O_CREAT))
     return aside
 
 RUN_PARAMS = ".headprune-params.json"     # the profile and parameters of a run, until it finishes (then: complete.json)
@@ -290,8 +359,7 @@ ADDITIVE = ("tasks", "cls_tasks", "mt_tasks", "ks", "methods", "lambdas", "seeds
 def params_clash(out, name: str, profile: str, params: dict) -> str | None:
     "How `profile` and `params` differ from those of the run whose files are in `out`, outside `ADDITIVE` (None: they do not, or no run is there)."
     out = Path(out)
-    try: prev = json.loads((out / RUN_PARAMS).read_text()) if (out / RUN_PARAMS).exists() else finished(out)
-    except ValueError: prev = None
+    prev = marker(out / RUN_PARAMS) or finished(out)          # damaged: an error, never a skipped check
     if prev is None: return None
     if prev.get("profile", profile) != profile: return f"profile: {prev['profile']!r} -> {profile!r}"
     defaults = {k: _default(s) for k, s in notebook_params(name).items() if k not in RESERVED}
@@ -354,7 +422,7 @@ def dry_run_experiment(name: str, params: dict | None = None, out_dir=None, comm
             raise ValueError(f"{out} is not empty and holds no earlier dry run; pass an empty or new folder")
         shutil.rmtree(out)
     out.mkdir(parents=True, exist_ok=True)
-    (out / DRY_RUN_LOG).touch()
+    os.close(open_here(out / DRY_RUN_LOG, os.O_WRONLY | os.O_CREAT))
     env = {DRY_RUN_ENV: str(out.resolve()), "HEADPRUNE_CACHE": str(Path(cache or out / ".cache").resolve())}
     old = {k: os.environ.get(k) for k in env}
     os.environ.update(env)

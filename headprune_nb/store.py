@@ -4,16 +4,16 @@
 
 # %% ../nbs/00_store.ipynb #5f0e1a03
 from __future__ import annotations
-import contextlib, csv, io, json, os, platform, subprocess, sys, tempfile, time
+import contextlib, csv, errno, io, json, os, platform, subprocess, sys, tempfile, time
 from pathlib import Path
 import headprune_nb
 
 # %% auto #0
-__all__ = ['DRY_RUN_ENV', 'DRY_RUN_LOG', 'DRY_RUN_CAPS', 'LOCK', 'dry_run', 'dry_cap', 'dry_note', 'DryBatches', 'dry_batches',
-           'dry_replay', 'dry_notes', 'umask_mode', 'write_atomic', 'write_csv', 'write_json', 'read_csv',
-           'other_tasks_rows', 'write_task_provenance', 'finish_provenance', 'put_row', 'cached_tensor', 'read_json',
-           'blank', 'in_file_order', 'write_table', 'FolderBusy', 'folder_lock', 'machine_info', 'utc_now',
-           'provenance', 'markdown_table', 'pivot']
+__all__ = ['DRY_RUN_ENV', 'DRY_RUN_LOG', 'DRY_RUN_CAPS', 'LOCK', 'dry_run', 'dry_cap', 'open_here', 'dry_note', 'DryBatches',
+           'dry_batches', 'dry_replay', 'dry_notes', 'umask_mode', 'naming', 'write_atomic', 'save_figure', 'write_csv',
+           'write_json', 'read_csv', 'other_tasks_rows', 'write_task_provenance', 'finish_provenance', 'put_row',
+           'cached_tensor', 'tensors_digest', 'read_json', 'blank', 'in_file_order', 'write_table', 'FolderBusy',
+           'folder_lock', 'machine_info', 'utc_now', 'provenance', 'markdown_table', 'pivot']
 
 # %% ../nbs/00_store.ipynb #b308b129
 DRY_RUN_ENV, DRY_RUN_LOG = "HEADPRUNE_DRY_RUN", "dry_run.jsonl"
@@ -33,12 +33,20 @@ def dry_cap(value, what: str):
     if not dry_run(): return value
     return DRY_RUN_CAPS[what] if value is None else min(value, DRY_RUN_CAPS[what])
 
+def open_here(path, flags: int) -> int:
+    "`os.open` that never follows a symbolic link at `path` (a run writes only inside its folder): a link is refused, naming it."
+    try: return os.open(path, flags | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o666)
+    except OSError as e:
+        if e.errno != errno.ELOOP: raise
+        raise ValueError(f"{path} is a symbolic link; headprune writes only inside its folders and never through a link: "
+                         "remove the link (or choose another folder)") from None
+
 def dry_note(kind: str, **info) -> None:
     "In a dry run, append `{kind, **info}` as one JSON line to $HEADPRUNE_DRY_RUN/dry_run.jsonl (what stood in, what the full run does)."
     folder = Path(os.environ.get(DRY_RUN_ENV, "") or ".")
     if not dry_run() or not folder.is_dir(): return
     import json
-    with open(folder / DRY_RUN_LOG, "a", encoding="utf-8") as f: f.write(json.dumps(dict(kind=kind, **info), default=str) + "\n")
+    with os.fdopen(open_here(folder / DRY_RUN_LOG, os.O_WRONLY | os.O_APPEND | os.O_CREAT), "a", encoding="utf-8") as f: f.write(json.dumps(dict(kind=kind, **info), default=str) + "\n")
 
 class DryBatches(list):
     "A dry run's few batches standing for an epoch of `n` (its length): the loop's schedules and epoch arithmetic see the real epoch, item i is batch i mod the few."
@@ -78,16 +86,33 @@ def umask_mode(path, mode: int = 0o666) -> Path:
     os.chmod(path, mode & ~mask)
     return Path(path)
 
-def write_atomic(path, text: str) -> Path:
-    "Write `text` to `path` atomically (temporary file + rename), with the mode the umask gives."
+@contextlib.contextmanager
+def naming(path):
+    "Name `path` in a write's error that does not (a full disk: `[Errno 28]` alone, or torch's `enforce fail ... unexpected pos`)."
+    try: yield
+    except OSError as e:
+        if e.filename or e.errno is None: raise
+        raise OSError(e.errno, e.strerror, str(path)) from None
+    except Exception as e:                 # torch.save's zip writer, safetensors: the OS error is lost; say what failed, the likely cause
+        if not isinstance(e, RuntimeError) and type(e).__module__.split(".")[0] != "safetensors": raise
+        raise OSError(errno.EIO, f"writing failed ({str(e).splitlines()[0][:120]}); a full disk does this: free some "
+                      "space or choose another disk", str(path)) from None
+
+def write_atomic(path, text: str | bytes) -> Path:
+    "Write `text` (or bytes) to `path` atomically (temporary file + rename: a symbolic link at `path` is replaced, its target untouched), with the mode the umask gives."
     path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
-        with os.fdopen(fd, "w") as f: f.write(text)
+        with naming(path), os.fdopen(fd, "wb" if isinstance(text, bytes) else "w") as f: f.write(text)
         umask_mode(tmp); os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True); raise
     return path
+
+def save_figure(fig, path, dpi: int = 120) -> Path:
+    "Save a matplotlib figure as PNG with `write_atomic` (never through a symbolic link planted at `path`)."
+    buf = io.BytesIO(); fig.savefig(buf, format="png", dpi=dpi)
+    return write_atomic(path, buf.getvalue())
 
 def write_csv(path, rows: list[dict]) -> Path:
     "Write a list of dicts as CSV, atomically (columns: union of keys, in first-seen order)."
@@ -100,15 +125,26 @@ def write_json(path, obj) -> Path:
     "Write JSON atomically."
     return write_atomic(path, json.dumps(obj, indent=2, default=str) + "\n")
 
-def read_csv(path) -> list[dict]:
-    "Read a CSV into a list of dicts, numbers converted; a digit string with a leading zero (a head mask such as '0011') stays a string, so rewriting a row keeps it."
+def read_csv(path, fix: str = "write it again (run what made it), or remove it") -> list[dict]:
+    "Read a CSV into a list of dicts, numbers converted; a digit string with a leading zero (a head mask such as '0011') stays a string, so rewriting a row keeps it. Damaged (not text, a row longer or shorter than the header: an unterminated quote): a ValueError naming file:line and `fix`."
     def conv(v):
         if len(v) > 1 and v[0] == "0" and v.isdigit(): return v
         for t in (int, float):
             try: return t(v)
             except ValueError: pass
         return v
-    with open(path, newline="") as f: return [{k: conv(v) for k, v in r.items()} for r in csv.DictReader(f)]
+    rows = []
+    with open(path, newline="") as f:
+        reader = csv.DictReader(f)
+        try:
+            for r in reader:
+                if None in r or None in r.values():
+                    raise ValueError(f"{path}:{reader.line_num}: {'more' if None in r else 'fewer'} cells than its header "
+                                     f"(an unterminated quote?); {fix}")
+                rows.append({k: conv(v) for k, v in r.items()})
+        except (UnicodeDecodeError, csv.Error) as e:
+            raise ValueError(f"{path}:{reader.line_num + 1}: not a CSV table ({type(e).__name__}); {fix}") from None
+    return rows
 
 def other_tasks_rows(path, tasks) -> list[dict]:
     "Rows of an earlier run's CSV whose `task` is not in `tasks`: a run split by task keeps the others' results."
@@ -140,18 +176,42 @@ def cached_tensor(path, compute):
     "Load what was saved at `path` (tensors and plain containers), or `compute()` it and save it atomically."
     import torch
     path = Path(path)
-    if path.exists(): return torch.load(path, weights_only=True)     # tensors and plain containers only
+    if path.exists():
+        try: return torch.load(path, weights_only=True)     # tensors and plain containers only
+        except Exception as e:
+            if isinstance(e, OSError) and e.filename: raise
+            raise ValueError(f"{path} holds more than tensors and plain containers, or is damaged ({type(e).__name__}); "
+                             "nothing in a cache file is unpickled: delete it, and it is computed again") from None
     value = compute()
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent); os.close(fd)
-    torch.save(value, tmp); umask_mode(tmp); os.replace(tmp, path)
+    try:
+        with naming(path): torch.save(value, tmp)
+        umask_mode(tmp); os.replace(tmp, path)
+    except BaseException: Path(tmp).unlink(missing_ok=True); raise
     return value
 
+def tensors_digest(named) -> str:
+    "sha1 (hex) of what tensors are: each (name, dtype, shape, bytes) of `named` (a dict or pairs), in name order; not how a file lays them out."
+    import hashlib, torch
+    h = hashlib.sha1()
+    for name, t in sorted(dict(named).items()):
+        t = t.detach().cpu().contiguous()
+        h.update(f"{name}\0{t.dtype}\0{tuple(t.shape)}\0".encode())
+        h.update(t.reshape(-1).view(torch.uint8).numpy().tobytes() if t.numel() else b"")
+    return h.hexdigest()
+
 # %% ../nbs/00_store.ipynb #b1a2c3d1
-def read_json(path, default=None):
-    "The JSON at `path`, or `default` where there is no such file."
+def read_json(path, default=None, kind: type | None = None, fix: str = "delete it, or run again into a fresh folder"):
+    "The JSON at `path` (of type `kind` if given), or `default` where there is no such file; damaged: a ValueError naming the file and `fix`."
     path = Path(path)
-    return json.loads(path.read_text()) if path.exists() else default
+    if not path.exists(): return default
+    try: obj = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, RecursionError) as e:      # UnicodeDecodeError and JSONDecodeError are ValueErrors
+        raise ValueError(f"{path} is damaged (not JSON: {str(e).splitlines()[0][:80]}); {fix}") from None
+    if kind is not None and not isinstance(obj, kind):
+        raise ValueError(f"{path} is damaged (a JSON {type(obj).__name__}, not a {kind.__name__}); {fix}")
+    return obj
 
 def blank(v):
     "A CSV cell read back: '' is None (a value not known)."
@@ -189,7 +249,7 @@ def folder_lock(folder, wait: bool = False):
     "Hold an exclusive lock on `folder` (created if needed); busy: raise `FolderBusy` naming the holder, or `wait`."
     import fcntl
     folder = Path(folder); folder.mkdir(parents=True, exist_ok=True)
-    with open(folder / LOCK, "a+") as f:
+    with os.fdopen(open_here(folder / LOCK, os.O_RDWR | os.O_CREAT), "r+") as f:
         try: fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             holder = _holder(f)

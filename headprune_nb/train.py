@@ -12,7 +12,7 @@ from torch import nn
 import torch.nn.functional as F
 from tqdm.auto import tqdm
 from .gates import head_gates
-from .store import dry_cap, dry_replay, write_csv, umask_mode, folder_lock
+from .store import dry_cap, dry_replay, write_csv, umask_mode, folder_lock, naming
 
 # %% auto #0
 __all__ = ['HeadPruner', 'TrainConfig', 'lr_factor', 'task_loss', 'save_checkpoint', 'load_checkpoint', 'train', 'accuracy',
@@ -124,8 +124,8 @@ def save_checkpoint(path, **state) -> Path:
     path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent); os.close(fd)
     try:
-        torch.save(state, tmp); umask_mode(tmp)
-        os.replace(tmp, path)
+        with naming(path): torch.save(state, tmp)          # a full disk: an error naming `path`
+        umask_mode(tmp); os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True); raise
     return path

@@ -1,4 +1,4 @@
-"Every reproduction's parameters cell is read whole by papermill (a comment it cannot parse hides the parameter from --param checks)."
+"Every reproduction's parameters cell is read whole by `notebook_params` (a parameter it cannot read is hidden from --param checks)."
 import ast, json
 from headprune_nb.reproduce import EXPERIMENTS, reproduce_dir, notebook_params
 
@@ -10,4 +10,4 @@ def test_papermill_sees_every_parameter():
         assigned = {t.id for n in ast.parse("".join(cell["source"])).body if isinstance(n, (ast.Assign, ast.AnnAssign))
                     for t in (n.targets if isinstance(n, ast.Assign) else [n.target])}
         seen = set(notebook_params(name))
-        assert assigned == seen, f"{exp.notebook}: papermill does not see {sorted(assigned - seen)} (quotes or '=' in a comment?)"
+        assert assigned == seen, f"{exp.notebook}: notebook_params does not see {sorted(assigned - seen)} (quotes or '=' in a comment?)"
