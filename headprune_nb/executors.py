@@ -13,7 +13,7 @@ from fastcore.basics import patch_to
 
 # %% auto #0
 __all__ = ['GRIDS', 'RunSpec', 'spec_of', 'runs_here', 'ToyRun', 'write_grid', 'read_grid', 'failure_path', 'work', 'minutes',
-           'positive', 'text', 'GpusExecutor', 'GridTask', 'squeue_states', 'SlurmExecutor']
+           'positive', 'seconds', 'text', 'GpusExecutor', 'GridTask', 'squeue_states', 'SlurmExecutor']
 
 # %% ../nbs/18_executors.ipynb #e18c0005
 def _json_same(x):
@@ -98,7 +98,7 @@ def work(grid, indices=None, claim: bool = False, log: str | None = None) -> int
         if claim and failure_path(grid, key).exists(): continue
         try:
             if claim and load_record(folder, key) is None and not _free(folder, key): continue    # another worker makes it
-            make_one(run, folder, key); print(f"done {key.task}/{key.name}", flush=True)
+            make_one(run, folder, key, said=lambda r: print(f"made {key.task}/{key.name}", flush=True))
         except Exception as e:
             bad += 1; print(f"FAILED {key.task}/{key.name}: {type(e).__name__}: {e}", file=sys.stderr, flush=True)
             write_json(failure_path(grid, key), dict(key=asdict(key), error=f"{type(e).__name__}: {e}", log=log,
@@ -129,6 +129,15 @@ def positive(name):
         except (TypeError, ValueError): n = 0
         if n < 1: raise ValueError(f"{name}={v!r}: give a positive whole number")
         return n
+    return conv
+
+def seconds(name):
+    "A converter of option `name` to a positive number of seconds."
+    def conv(v):
+        try: x = float(v)
+        except (TypeError, ValueError): x = 0.0
+        if not x > 0: raise ValueError(f"{name}={v!r}: give a positive number of seconds")
+        return x
     return conv
 
 def text(name):
@@ -170,7 +179,7 @@ def _why(grid, key, log) -> str:
 # %% ../nbs/18_executors.ipynb #e18c0014
 class GpusExecutor:
     "One worker process per device (see above)."
-    OPTIONS = dict(devices=_devices, poll=float)
+    OPTIONS = dict(devices=_devices, poll=seconds("poll"))
     def __init__(self, devices=None, poll=0.5):
         self.devices, self.poll = _devices(devices) if devices is not None else None, float(poll)
 
@@ -184,7 +193,7 @@ class GpusExecutor:
             env = dict(os.environ, CUDA_VISIBLE_DEVICES="" if dev == "cpu" else dev)
             cmd = [sys.executable, "-c", "import sys; from headprune_nb.executors import work; "
                    f"sys.exit(work(sys.argv[1], claim=True, log={str(log)!r}))", str(grid)]
-            procs[log] = subprocess.Popen(cmd, env=env, stdout=open(log, "w"), stderr=subprocess.STDOUT)
+            with open(log, "w") as f: procs[log] = subprocess.Popen(cmd, env=env, stdout=f, stderr=subprocess.STDOUT)
         watch, logs = _Watch(keys, folder, grid), ", ".join(map(str, procs))
         try:
             while watch.todo:
@@ -217,7 +226,7 @@ class SlurmExecutor:
     "A job array of workers through submitit (see above)."
     OPTIONS = dict(partition=text("partition"), time=minutes, gpus=positive("gpus"), cpus=positive("cpus"), mem=text("mem"),
                    account=text("account"), qos=text("qos"), constraint=text("constraint"), chunk=positive("chunk"),
-                   parallel=positive("parallel"), poll=float)
+                   parallel=positive("parallel"), poll=seconds("poll"))
     SBATCH = dict(partition="partition", time="time", gpus="gpus_per_task", cpus="cpus_per_task", mem="mem",
                   account="account", qos="qos", constraint="constraint", parallel="array_parallelism")
 

@@ -421,13 +421,14 @@ def lock_path(folder, key: RunKey) -> Path:
     "`key`'s lock file: beside its record, `<folder>/<task>/<name>.lock`."
     return record_path(folder, key).with_suffix(".lock")
 
-def make_one(run, folder, key: RunKey) -> RunRecord:
-    "`key`'s record: read back, or made by `run(key)` and saved, under the key's lock (`key_lock`)."
+def make_one(run, folder, key: RunKey, said=None) -> RunRecord:
+    "`key`'s record: read back, or made by `run(key)` and saved (then passed to `said`, if given), under the key's lock (`key_lock`)."
     with key_lock(lock_path(folder, key)):
         if (rec := load_record(folder, key)) is not None: return rec           # another worker made it meanwhile
         rec = run(key)
         if rec.key != key: raise ValueError(f"the run returned the record of {rec.key}")
         rec.provenance = dict(made_by(), **rec.provenance); save_record(folder, rec)
+        if said: said(rec)
         return rec
 
 # %% ../nbs/17_runs.ipynb #5a1c000a
