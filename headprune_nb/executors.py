@@ -219,7 +219,11 @@ def squeue_states(job_id: str) -> dict | None:
     "{array task id: Slurm state} of `job_id`'s tasks still in the queue (PENDING, RUNNING, ...); None: squeue did not answer."
     out = subprocess.run(["squeue", "-h", "-r", "-j", str(job_id), "-o", "%i %T"], capture_output=True, text=True)
     if out.returncode != 0 and "Invalid job id" not in out.stderr: return None
-    return {i.split("_")[-1]: st for i, st in (l.split() for l in out.stdout.splitlines() if len(l.split()) == 2)}
+    return {_task(i): st for i, st in (l.split() for l in out.stdout.splitlines() if len(l.split()) == 2)}
+
+def _task(job_id: str) -> str:
+    "An array task's index ('7_3' -> '3'); a job that is no array (submitit submits one run alone) keeps its id."
+    return job_id.split("_")[-1]
 
 # %% ../nbs/18_executors.ipynb #e18c0018
 class SlurmExecutor:
@@ -243,8 +247,8 @@ class SlurmExecutor:
         ex.update_parameters(job_name="headprune", **{self.SBATCH[k]: v for k, v in {"time": 60, **self.opts}.items()})
         chunks = [list(range(i, min(i + self.chunk, len(keys)))) for i in range(0, len(keys), self.chunk)]
         jobs = ex.map_array(GridTask(grid), chunks)
-        return (jobs[0].job_id.split("_")[0], {j.job_id.split("_")[1]: c for j, c in zip(jobs, chunks)},
-                {j.job_id.split("_")[1]: str(j.paths.stderr) for j in jobs})
+        return (jobs[0].job_id.split("_")[0], {_task(j.job_id): c for j, c in zip(jobs, chunks)},
+                {_task(j.job_id): str(j.paths.stderr) for j in jobs})
 
 # %% ../nbs/18_executors.ipynb #e18c0019
 @patch_to(SlurmExecutor)
