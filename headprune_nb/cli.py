@@ -4,7 +4,7 @@
 
 # %% ../nbs/91_cli.ipynb #2244eada
 from __future__ import annotations
-import argparse, errno, os, sys
+import argparse, errno, json, os, sys
 from pathlib import Path
 
 # %% auto #0
@@ -35,6 +35,11 @@ def _parser() -> argparse.ArgumentParser:
                    "literal; checked against the notebook's parameters cell before the run)")
     r.add_argument("--out", help="output folder (with --all: the folder that gets one sub-folder per experiment); "
                    "a folder another run is writing is refused, naming that run")
+    r.add_argument("--executor", metavar="NAME", help="where the runs of the grid run: local (this process, the default), gpus "
+                   "(one worker per visible GPU) or slurm (a job array through submitit); finished runs are never run again")
+    r.add_argument("--executor-opt", action="append", default=[], metavar="K=V", help="an option of the executor, e.g. "
+                   "--executor-opt partition=gpu --executor-opt time=4:00:00 --executor-opt account=X (slurm: partition, time, "
+                   "gpus, cpus, mem, account, qos, constraint, chunk, parallel, poll; gpus: devices=0,1)")
     r.add_argument("--dry-run", action="store_true", help="with --profile full: run every code path of the full run on "
                    "this machine in minutes (real model sizes, schedules and K lists; a couple of steps, a few examples) "
                    "into a scratch folder, and estimate the real run's cost")
@@ -103,6 +108,10 @@ def _print_cost_table():
     print(f"\nWhat each full run costs (estimated by `headprune reproduce --all --profile full --dry-run`, reproduce/{COST_FILE}; "
           f"GPU hours: {GPU_ASSUMPTION['gpu']}, {GPU_ASSUMPTION['note']}):")
     print(markdown_table(rows))
+    if "wall_h_8gpu" not in rows[0]:
+        print("\nWall-clock hours at 1, 8 and 64 GPUs (one run per GPU at a time, `reproduce.wall_hours`): not in this table yet; a dry "
+              "run adds them (headprune reproduce --all --profile full --dry-run --out D, then copy D/full_cost.csv to reproduce/)")
+    else: print("\nwall_h_<n>gpu: wall-clock hours on n GPUs, one run per GPU at a time (never less than the largest run)")
 
 def _dry_run(args, params, command) -> int:
     from headprune_nb.reproduce import dry_run_experiment, dry_run_all, get_experiment
@@ -117,11 +126,20 @@ def _dry_run(args, params, command) -> int:
     print(f"dry run results: {dry_run_experiment(args.name, params, args.out, command=command)}")
     return 0
 
+def _option(text: str) -> tuple[str, str]:
+    "An --executor-opt K=V as (K, V)."
+    k, sep, v = text.partition("=")
+    if not sep or not k.strip(): raise ValueError(f"--executor-opt expects key=value (partition=gpu); got {text!r}")
+    return k.strip(), v.strip()
+
 def cmd_reproduce(args) -> int:
-    from headprune_nb.reproduce import run_experiment, run_all, parse_param, get_experiment
+    from headprune_nb.reproduce import run_experiment, run_all, parse_param, get_experiment, executor_for
+    from headprune_nb.runs import EXECUTOR_ENV
     if args.all == bool(args.name): raise ValueError("name one experiment, or pass --all (not both)")
     params = dict(parse_param(p) for p in args.param)
     command = "headprune " + " ".join(sys.argv[1:])
+    if spec := executor_for(args.name or "all", args.profile, args.executor, dict(_option(o) for o in args.executor_opt)):
+        os.environ[EXECUTOR_ENV] = json.dumps(spec)    # the notebooks' kernels inherit it: each grid runs there
     if args.dry_run: return _dry_run(args, params, command)
     if args.all:
         status = run_all(args.profile, params, args.out, force=args.force, command=command)
@@ -199,6 +217,10 @@ def cmd_bench(args) -> None:
         rows = [dict(r, heads_kept=K, heads=H, params_shrinkage_pct=res["params_shrinkage_pct"],
                      size_shrinkage_pct=res["size_shrinkage_pct"]) for r in res["rows"]]
     print(markdown_table(rows))
+    if "wall_h_8gpu" not in rows[0]:
+        print("\nWall-clock hours at 1, 8 and 64 GPUs (one run per GPU at a time, `reproduce.wall_hours`): not in this table yet; a dry "
+              "run adds them (headprune reproduce --all --profile full --dry-run --out D, then copy D/full_cost.csv to reproduce/)")
+    else: print("\nwall_h_<n>gpu: wall-clock hours on n GPUs, one run per GPU at a time (never less than the largest run)")
     if args.out: write_csv(args.out, rows)
 
 # %% ../nbs/91_cli.ipynb #1c6f1632

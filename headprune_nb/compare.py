@@ -25,15 +25,15 @@ from .verdicts import Rule, evidence, claim_row, not_checked_row, budget_table, 
 
 # %% auto #0
 __all__ = ['METHODS', 'JOINT', 'PIPELINED', 'PHASES', 'RECORDS_ONLY', 'RUNS', 'TABLE_EXTRAS', 'GATED', 'GATES_DECIDED',
-           'PUB_MODEL', 'NAME', 'TABLES', 'arch_model', 'Baselines', 'Comparison', 'stops', 'run_name', 'gates_of',
-           'decided', 'run_phase', 'run_michel_curve', 'run_michel', 'run_voita_lam', 'run_voita', 'load_of',
-           'run_speed', 'run_attention', 'run_dynamics', 'run_unpruned', 'timing_keys', 'timed', 'run_comparison',
-           'metric_rows', 'mask_rows', 'timing_rows', 'layer_rows', 'dynamics_rows', 'mean_gap', 'lead', 'group_gap',
-           'closeness', 'gate_rows', 'decided_rows', 'attention_rows', 'timing_noise', 'sure_counts', 'most',
-           'axes_row', 'draw_curves', 'draw_tradeoff', 'draw_layers', 'draw_speed', 'figure', 'draw_dynamics',
-           'beside_published', 'parse_name', 'attach', 'migrated', 'default_steps', 'seed_sweeps', 'migrate_scores',
-           'migrate_sweeps', 'migrate_curves', 'migrate_tables', 'migrate', 'amend', 'migrate_pass_runs',
-           'migrate_pass_timings', 'migrate_pass']
+           'PUB_MODEL', 'NAME', 'TABLES', 'check_settings', 'arch_model', 'Baselines', 'Comparison', 'stops',
+           'run_name', 'gates_of', 'decided', 'run_phase', 'run_michel_curve', 'run_michel', 'run_voita_lam',
+           'run_voita', 'load_of', 'run_speed', 'run_attention', 'run_dynamics', 'run_unpruned', 'timing_keys', 'timed',
+           'run_comparison', 'metric_rows', 'mask_rows', 'timing_rows', 'layer_rows', 'dynamics_rows', 'mean_gap',
+           'lead', 'group_gap', 'closeness', 'gate_rows', 'decided_rows', 'attention_rows', 'timing_noise',
+           'sure_counts', 'most', 'axes_row', 'draw_curves', 'draw_tradeoff', 'draw_layers', 'draw_speed', 'figure',
+           'draw_dynamics', 'beside_published', 'parse_name', 'attach', 'migrated', 'default_steps', 'seed_sweeps',
+           'migrate_scores', 'migrate_sweeps', 'migrate_curves', 'migrate_tables', 'migrate', 'amend',
+           'migrate_pass_runs', 'migrate_pass_timings', 'migrate_pass']
 
 # %% ../nbs/95_compare.ipynb #73568688
 METHODS = ("michel", "pipelined_dsp", "voita", "ste", "joint_dsp")      # Li et al. (2021), Table 3
@@ -41,6 +41,15 @@ JOINT, PIPELINED = ("voita", "ste", "joint_dsp"), ("michel", "pipelined_dsp")
 PHASES = {"pipelined_dsp": ("dsp", "dsp_pipe", False), "joint_dsp": ("dsp", "dsp", True), "ste": ("ste", "ste", True),
           "dsp": ("dsp", "dsp", True), "pass": ("pass", "pass", True), "passconc": ("passconc", "passconc", True),
           "lag": ("lag", "lag", True)}                                   # method: (pruner, run folder, model trains)
+
+# %% ../nbs/95_compare.ipynb #5a1c0106
+def check_settings(P: dict) -> None:
+    "Refuse dsp2021's settings `P` that cannot run, one line each: an unknown method, a budget rival other than ste or voita, a budget K outside ks."
+    if unknown := [m for m in P["methods"] if m not in METHODS]: raise ValueError(f"unknown method(s) {unknown}; choose from {METHODS}")
+    if bad := {t: r for t, rs in P["budget_rivals"].items() for r in rs if r not in ("ste", "voita")}:
+        raise ValueError(f"budget_rivals {bad}: a rival is a joint method other than joint DSP, ste or voita")
+    if outside := {t: bad for t in P["tasks"] if (bad := [K for K in P["budget_ks"].get(t, []) if K not in P["ks"][t]])}:
+        raise ValueError(f"budget_ks {outside} not in ks: the budget table's default-phase row reuses the table's runs; choose budget_ks from ks")
 
 # %% ../nbs/95_compare.ipynb #e55136fc
 def arch_model(profile: str, task: str):
@@ -75,6 +84,14 @@ class Comparison:
     def __post_init__(self):
         self.folder, self.make = Path(self.folder), self.make and os.environ.get(RECORDS_ONLY, "") in ("", "0")
         self.runs = SeedRuns(self.profile, self.device, self.main_seed, Baselines(self.profile, self.main_seed, self.device))
+
+# %% ../nbs/95_compare.ipynb #5a1c0102
+@patch
+def spec(self: Comparison):
+    "How a worker rebuilds this comparison's `run` (`executors.RunSpec`): the class and its fields as JSON."
+    from headprune_nb.executors import RunSpec
+    return RunSpec("headprune_nb.compare:Comparison", dict(profile=self.profile, P=self.P, folder=str(self.folder), device=self.device,
+                   main_seed=self.main_seed, pruner_kw=self.pruner_kw, make=self.make, bench_batch=self.bench_batch))
 
 # %% ../nbs/95_compare.ipynb #84315719
 @patch

@@ -459,6 +459,14 @@ class LotteryRun:
         if key.method not in METHODS: raise ValueError(f"{key.name}: no run function for method {key.method!r}; known: {', '.join(METHODS)}")
         return getattr(self, f"run_{key.method}")(key)
 
+# %% ../nbs/96_lottery_exp.ipynb #5a1c0104
+@patch
+def spec(self: LotteryRun):
+    "How a worker rebuilds this run function (`executors.RunSpec`): the class and its arguments as JSON."
+    from headprune_nb.executors import RunSpec
+    return RunSpec("headprune_nb.lottery_exp:LotteryRun", dict(profile=self.profile, P=self.P, seed=self.seed, device=self.device,
+                                                               speed_repeats=self.speed_repeats, progress=False))
+
 # %% ../nbs/96_lottery_exp.ipynb #0f4ac2af
 def _cached(f):
     "Attach `f` (named `_<name>`) to `LotteryRun` as the cached property `<name>`, computed on first use."

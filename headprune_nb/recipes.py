@@ -429,7 +429,7 @@ def joint_run_dir(base: Trained, name: str, cfg: TrainConfig, train_limit, from_
     "`<cache>/runs/<profile>/<name>-<digest of the run's configuration and of the pruner's hyper-parameters>`."
     import dataclasses
     spec = dict(dataclasses.asdict(cfg), device=None, train_limit=train_limit, from_start=from_start)
-    for k, default in (("start_step", 0), ("clip_gates", False), ("gate_warmup", True)):
+    for k, default in (("start_step", 0), ("clip_gates", False), ("gate_warmup", True), ("precision", "fp32")):
         if spec[k] == default: del spec[k]                 # fields added later change no folder name at their default
     if pruner is not None: spec["pruner"] = pruner_spec(pruner)
     if base.origin: spec["origin"] = base.origin           # an imported baseline never resumes runs of the one it replaced

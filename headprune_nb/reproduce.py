@@ -16,10 +16,12 @@ from .runs import HEAD_SCANS, head_scan_path, cached_head_scan
 # %% auto #0
 __all__ = ['PROFILES', 'EXPERIMENTS', 'SMOKE_TIMES', 'INSTALLED', 'USER_RESULTS', 'KERNEL_ARGS', 'KERNEL_ENV', 'RESERVED',
            'LIMITS', 'COMPLETE', 'PREVIOUS', 'FRESH', 'RUN_PARAMS', 'ADDITIVE', 'GPU_ASSUMPTION', 'COST_FILE',
-           'EVAL_BATCH', 'Experiment', 'get_experiment', 'runtime_of', 'reproduce_dir', 'results_dir', 'committed_dir',
-           'parse_param', 'run_experiment', 'quiet_kernel', 'live_output', 'notebook_params', 'declared', 'fits',
-           'check_params', 'marker', 'finished', 'unfinish', 'set_aside', 'params_clash', 'is_complete', 'run_all',
-           'dry_run_root', 'dry_run_experiment', 'full_cost', 'cost_row', 'dry_run_all', 'cost_table', 'cost_line']
+           'EVAL_BATCH', 'CLUSTER_GPUS', 'TIME_MARGIN', 'MAX_TIME_H', 'PROFILE_TIME_MIN', 'Experiment',
+           'get_experiment', 'runtime_of', 'reproduce_dir', 'results_dir', 'committed_dir', 'parse_param',
+           'run_experiment', 'quiet_kernel', 'live_output', 'notebook_params', 'declared', 'fits', 'check_params',
+           'marker', 'finished', 'unfinish', 'set_aside', 'params_clash', 'is_complete', 'run_all', 'dry_run_root',
+           'dry_run_experiment', 'full_cost', 'wall_hours', 'cost_row', 'dry_run_all', 'cost_table', 'cost_line',
+           'slurm_time', 'executor_for']
 
 # %% ../nbs/90_reproduce.ipynb #28ff10e1
 PROFILES = ("smoke", "cpu", "full")
@@ -470,6 +472,7 @@ EVAL_BATCH = 32      # evaluation's peak memory: the weights and the activations
 def full_cost(notes: list[dict]) -> dict:
     "What the real (full-profile) run costs, from a dry run's notes: steps, examples, FLOPs, GPU hours, peak memory."
     measures, train_flops, eval_flops, peak, steps, examples, runs = {}, 0.0, 0.0, 0.0, 0, 0, set()
+    per_run = {}                                   # training FLOPs of each run (folder, else note): the largest bounds a cluster's wall time
     for n in notes:
         if n["kind"] not in ("train", "eval"): continue
         if n.get("run") in runs: continue          # a finished run folder is resumed, not trained again
@@ -479,7 +482,8 @@ def full_cost(notes: list[dict]) -> dict:
         m = measures[key]
         if n["kind"] == "train":
             steps += n["steps"]
-            train_flops += 3 * m["flops_per_token"] * n["tokens_per_step"] * n["steps"]
+            f = 3 * m["flops_per_token"] * n["tokens_per_step"] * n["steps"]
+            train_flops += f; per_run[n.get("run") or len(per_run)] = per_run.get(n.get("run") or len(per_run), 0.0) + f
             peak = max(peak, 16 * m["params"] + m["activation_bytes_per_token"] * n["tokens_per_step"])
         else:
             examples += n["examples"]
@@ -488,13 +492,22 @@ def full_cost(notes: list[dict]) -> dict:
     flops = train_flops + eval_flops
     return dict(train_steps=steps, eval_examples=examples, train_flops=train_flops, eval_flops=eval_flops,
                 gpu_hours=flops / (GPU_ASSUMPTION["tflops"] * 1e12) / 3600, peak_memory_gib=peak / 2**30,
+                train_runs=len(per_run), largest_run_gpu_hours=max(per_run.values(), default=0.0) / (GPU_ASSUMPTION["tflops"] * 1e12) / 3600,
                 models=sorted({k[0] for k in measures}), assumption=GPU_ASSUMPTION)
 
 # %% ../nbs/90_reproduce.ipynb #7ec54fa6
+CLUSTER_GPUS = (1, 8, 64)
+
+def wall_hours(gpu_hours: float, largest: float, runs: int, gpus: int) -> float:
+    "Wall-clock hours of a grid of `runs` runs, `gpu_hours` in all, the largest `largest`, on `gpus` GPUs (one run per GPU at a time): never less than its largest run, nor than its hours shared by the GPUs it can keep busy."
+    return max(largest, gpu_hours / max(1, min(gpus, runs)))
+
 def cost_row(cost: dict) -> dict:
     "One row of the cost table from a dry run's `full_cost.json`."
+    wall = {f"wall_h_{g}gpu": round(wall_hours(cost["gpu_hours"], cost["largest_run_gpu_hours"], cost["train_runs"], g), 1)
+            for g in CLUSTER_GPUS} if "largest_run_gpu_hours" in cost else {}
     return dict(name=cost["name"], train_steps=cost["train_steps"], eval_examples=cost["eval_examples"],
-                pflops=round((cost["train_flops"] + cost["eval_flops"]) / 1e15, 1), gpu_hours=round(cost["gpu_hours"], 1),
+                pflops=round((cost["train_flops"] + cost["eval_flops"]) / 1e15, 1), gpu_hours=round(cost["gpu_hours"], 1), **wall,
                 peak_memory_gib=round(cost["peak_memory_gib"], 1), models=" ".join(cost["models"]),
                 reproduces=EXPERIMENTS[cost["name"]].reproduces)
 
@@ -533,3 +546,24 @@ def cost_line(name: str, profile: str | None = None, path=None) -> str:
     return (f"full run: {row['train_steps']:,} training steps, {row['eval_examples']:,} evaluation examples, "
             f"{row['pflops']:,} PFLOP, about {row['gpu_hours']:,} GPU hours on {GPU_ASSUMPTION['gpu']} at "
             f"{GPU_ASSUMPTION['tflops']:g} TFLOP/s, peak memory about {row['peak_memory_gib']} GiB")
+
+# %% ../nbs/90_reproduce.ipynb #5a1c0202
+import math
+TIME_MARGIN, MAX_TIME_H = 1.5, 48                  # a full run's Slurm time limit: its GPU hours x margin, at most 48 h
+PROFILE_TIME_MIN = {"smoke": 15, "cpu": 240}       # minutes per run in the CPU profiles
+
+def slurm_time(name: str, profile: str, path=None) -> int:
+    "Minutes of Slurm time limit per run of `name` in `profile` (see above)."
+    if profile in PROFILE_TIME_MIN: return PROFILE_TIME_MIN[profile]
+    row = next((r for r in cost_table(path) if r["name"] == name), None)
+    hours = float(row["gpu_hours"]) if row else MAX_TIME_H
+    return int(60 * min(MAX_TIME_H, max(1.0, math.ceil(TIME_MARGIN * hours))))
+
+def executor_for(name: str, profile: str, executor: str | None, opts: dict) -> dict | None:
+    "The executor `headprune reproduce` runs `name`'s grids on ({name, opts}, checked once; slurm gets `slurm_time`), None: none named."
+    from headprune_nb.runs import executor_spec
+    if executor is None:
+        if opts: raise ValueError("--executor-opt without --executor: name the executor (--executor slurm)")
+        return None
+    if executor == "slurm" and "time" not in opts: opts = dict(opts, time=slurm_time(name, profile))
+    return executor_spec(executor, opts)

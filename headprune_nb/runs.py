@@ -4,7 +4,7 @@
 
 # %% ../nbs/17_runs.ipynb #7a0c0003
 from __future__ import annotations
-import functools, json, math, os, sys, tempfile, time
+import contextlib, functools, importlib, json, math, os, socket, sys, tempfile, threading, time
 from collections import Counter
 from dataclasses import dataclass, field, asdict, replace
 from pathlib import Path
@@ -14,11 +14,13 @@ from tqdm.auto import tqdm
 from .store import write_json, utc_now, _git_commit, machine_info, cached_tensor, folder_lock
 
 # %% auto #0
-__all__ = ['SEEDS', 'BUDGETS', 'EXECUTORS', 'HEAD_SCANS', 'ngram_stats', 'bleu_from_stats', 'Sample', 'correct_per_example',
-           'bleu_sample', 'task_scorer', 'score_masked', 'save_sample', 'load_sample', 'sample_of', 'sample_made',
-           'cached_sample', 'phase_limit', 'phase_plan', 'baseline_of', 'recipe_index', 'SeedRuns', 'RunKey',
-           'RunRecord', 'record_path', 'plain', 'save_record', 'load_record', 'read_records', 'GridFailed',
-           'LocalExecutor', 'get_executor', 'made_by', 'run_grid', 'head_scan_path', 'cached_head_scan']
+__all__ = ['SEEDS', 'BUDGETS', 'KEY_LOCK_STALE', 'EXECUTORS', 'EXECUTOR_ENV', 'WORKER_ENV', 'HEAD_SCANS', 'ngram_stats',
+           'bleu_from_stats', 'Sample', 'correct_per_example', 'bleu_sample', 'task_scorer', 'score_masked',
+           'save_sample', 'load_sample', 'sample_of', 'sample_made', 'cached_sample', 'phase_limit', 'phase_plan',
+           'baseline_of', 'recipe_index', 'SeedRuns', 'RunKey', 'RunRecord', 'record_path', 'plain', 'save_record',
+           'load_record', 'read_records', 'KeyBusy', 'lock_stale', 'key_lock', 'GridFailed', 'LocalExecutor',
+           'get_executor', 'made_by', 'lock_path', 'make_one', 'executor_spec', 'use_executor', 'default_executor',
+           'run_grid', 'head_scan_path', 'cached_head_scan']
 
 # %% ../nbs/17_runs.ipynb #10eded8e
 def ngram_stats(hyp: str, ref: str, order: int = 4) -> list[int]:
@@ -308,24 +310,101 @@ def read_records(folder) -> list[RunRecord]:
         out.append(_record(path, _read_json(path)))                      # a damaged one stops with its name and the fix
     return out
 
+# %% ../nbs/17_runs.ipynb #5a1c0002
+KEY_LOCK_STALE = 600.0       # seconds without a heartbeat after which another node may take a key's lock over
+_KEYS_HELD: set = set()      # the key locks this process holds (a run asking for its own key would wait for ever)
+
+class KeyBusy(RuntimeError):
+    "A key's lock is held by a live holder (`key_lock(..., wait=False)`)."
+
+def _holder(path: Path) -> dict:
+    "What a lock file says of its holder ({} while it is being written, or when gone)."
+    try: body = json.loads(path.read_text())
+    except (OSError, ValueError): return {}
+    return body if isinstance(body, dict) else {}
+
+def _alive(pid: int) -> bool:
+    try: os.kill(pid, 0)
+    except ProcessLookupError: return False
+    except PermissionError: pass
+    return True
+
+def lock_stale(path, stale_after: float = KEY_LOCK_STALE) -> bool:
+    "Whether the lock at `path` is stale: its holder a dead pid on this host, or its heartbeat older than `stale_after` s."
+    path, h = Path(path), _holder(Path(path))
+    try: age = time.time() - path.stat().st_mtime
+    except FileNotFoundError: return False                       # released meanwhile: not stale, just free
+    if h.get("host") == socket.gethostname() and isinstance(h.get("pid"), int) and not _alive(h["pid"]): return True
+    return age > stale_after
+
+# %% ../nbs/17_runs.ipynb #5a1c0003
+def _take_over(path: Path, stale_after: float) -> bool:
+    "Remove the stale lock at `path`, one breaker at a time (an `O_EXCL` `.break` file); True: removed."
+    brk = path.with_name(path.name + ".break")
+    try: os.close(os.open(brk, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
+    except FileExistsError:
+        try:
+            if time.time() - brk.stat().st_mtime > stale_after: brk.unlink(missing_ok=True)   # a breaker killed mid-break
+        except FileNotFoundError: pass
+        return False
+    try:
+        if not lock_stale(path, stale_after): return False        # judged again, alone: taken or released meanwhile
+        print(f"{path}: a stale lock ({_holder(path) or 'no holder written'}): taken over", file=sys.stderr)
+        path.unlink(missing_ok=True); return True
+    finally: brk.unlink(missing_ok=True)
+
+class _Heartbeat(threading.Thread):
+    "Touch a lock file every `every` seconds until stopped: a live holder's lock never looks stale."
+    def __init__(self, path: Path, every: float):
+        super().__init__(daemon=True); self.path, self.every, self.done = path, every, threading.Event()
+    def run(self):
+        while not self.done.wait(self.every):
+            try: os.utime(self.path)
+            except FileNotFoundError: print(f"{self.path}: our lock was taken over", file=sys.stderr); return
+
+# %% ../nbs/17_runs.ipynb #5a1c0004
+@contextlib.contextmanager
+def key_lock(path, wait: bool = True, stale_after: float = KEY_LOCK_STALE, poll: float = 0.5):
+    "Hold the lock file `path` (see above): made with `O_CREAT|O_EXCL`, a stale one taken over; busy: wait, or raise `KeyBusy`."
+    path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
+    if str(path) in _KEYS_HELD: raise RuntimeError(f"{path}: this process already holds it (a run asked for its own record)")
+    while True:
+        try: fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644); break
+        except FileExistsError:
+            if lock_stale(path, stale_after) and _take_over(path, stale_after): continue
+            if not wait: raise KeyBusy(f"{path} is held by {_holder(path) or 'a process starting'}") from None
+            time.sleep(poll)
+    with os.fdopen(fd, "w") as f:
+        json.dump(dict(host=socket.gethostname(), pid=os.getpid(), started_utc=utc_now(),
+                       command=os.environ.get("HEADPRUNE_COMMAND") or " ".join(sys.argv)), f)
+    beat = _Heartbeat(path, max(stale_after / 10, 0.05)); beat.start(); _KEYS_HELD.add(str(path))
+    try: yield path
+    finally:
+        beat.done.set(); _KEYS_HELD.discard(str(path)); path.unlink(missing_ok=True)
+
 # %% ../nbs/17_runs.ipynb #7a0c0018
 class GridFailed(RuntimeError):
     "Some keys of a grid failed (their records are missing); the message names each, one line each."
 
 class LocalExecutor:
     "Runs each key in this process, one after another."
-    def map(self, run, keys):
-        "Yield (key, record, None) or (key, None, the exception) for each key, as each finishes."
+    OPTIONS: dict = {}
+    def map(self, run, keys, folder):
+        "Yield (key, record, None) or (key, None, the exception) for each key, as each finishes (`make_one`)."
         for key in keys:
-            try: yield key, run(key), None
+            try: yield key, make_one(run, folder, key), None
             except Exception as e: yield key, None, e
 
-EXECUTORS = {"local": LocalExecutor}
+EXECUTORS = {"local": LocalExecutor}       # the others (gpus, slurm) live in `executors`, which adds them here
 
-def get_executor(name: str):
-    "The executor called `name`, with an error that lists the known ones."
+def get_executor(name: str, **opts):
+    "The executor called `name` with options `opts`, each checked; an error lists the known executors or options."
+    importlib.import_module("headprune_nb.executors")   # registers gpus and slurm (it imports this module: no static import here)
     if name not in EXECUTORS: raise ValueError(f"unknown executor {name!r}; choose one of {', '.join(EXECUTORS)}")
-    return EXECUTORS[name]()
+    cls = EXECUTORS[name]
+    if bad := [k for k in opts if k not in cls.OPTIONS]:
+        raise ValueError(f"executor {name} has no option {bad[0]!r}; its options: {', '.join(cls.OPTIONS) or 'none'}")
+    return cls(**opts)
 
 # %% ../nbs/17_runs.ipynb #7a0c0019
 def made_by() -> dict:
@@ -336,6 +415,44 @@ def made_by() -> dict:
 def _missing(folder, keys) -> str:
     return (f"{len(keys)} record(s) missing in {folder}, e.g. {keys[0].task}/{keys[0].name}; "
             "run the grid with its run function to make them")
+
+# %% ../nbs/17_runs.ipynb #5a1c0007
+def lock_path(folder, key: RunKey) -> Path:
+    "`key`'s lock file: beside its record, `<folder>/<task>/<name>.lock`."
+    return record_path(folder, key).with_suffix(".lock")
+
+def make_one(run, folder, key: RunKey, said=None) -> RunRecord:
+    "`key`'s record: read back, or made by `run(key)` and saved (then passed to `said`, if given), under the key's lock (`key_lock`)."
+    with key_lock(lock_path(folder, key)):
+        if (rec := load_record(folder, key)) is not None: return rec           # another worker made it meanwhile
+        rec = run(key)
+        if rec.key != key: raise ValueError(f"the run returned the record of {rec.key}")
+        rec.provenance = dict(made_by(), **rec.provenance); save_record(folder, rec)
+        if said: said(rec)
+        return rec
+
+# %% ../nbs/17_runs.ipynb #5a1c000a
+EXECUTOR_ENV, WORKER_ENV = "HEADPRUNE_EXECUTOR", "HEADPRUNE_WORKER"
+
+def executor_spec(name: str | None, opts: dict | None = None) -> dict:
+    "The executor `name` with `opts`, checked once (an error names the bad name or option): {name, opts}, as `$HEADPRUNE_EXECUTOR` holds it."
+    opts = {k: v for k, v in (opts or {}).items()}
+    get_executor(name or "local", **opts)
+    return dict(name=name or "local", opts=opts)
+
+def use_executor(name: str | dict | None = None, opts: dict | None = None) -> dict:
+    "Make `name` (with `opts`; or a dict {name, opts}) this process's default executor and its kernels' (None: keep `$HEADPRUNE_EXECUTOR`, or local)."
+    if isinstance(name, dict): name, opts = name.get("name"), name.get("opts")
+    if name is None: return json.loads(os.environ.get(EXECUTOR_ENV) or '{"name": "local", "opts": {}}')
+    spec = executor_spec(name, opts); os.environ[EXECUTOR_ENV] = json.dumps(spec)
+    return spec
+
+def default_executor():
+    "The executor of a grid that names none (see above)."
+    if os.environ.get(WORKER_ENV): return LocalExecutor()
+    try: spec = json.loads(os.environ.get(EXECUTOR_ENV) or '{"name": "local"}')
+    except ValueError: raise ValueError(f"${EXECUTOR_ENV} is not JSON ({os.environ[EXECUTOR_ENV]!r}): unset it") from None
+    return get_executor(spec["name"], **spec.get("opts", {}))
 
 # %% ../nbs/17_runs.ipynb #7a0c001a
 def _one_file_each(folder, keys) -> None:
@@ -348,8 +465,8 @@ def _one_file_each(folder, keys) -> None:
 
 _HELD: set = set()           # the records folders whose lock this process holds (a run may run a grid of its own in one)
 
-def run_grid(keys, run, folder, executor="local", progress: bool = True, desc: str = "runs") -> dict:
-    "Every key's record (see above): read back from `folder`, or made by `run(key)` on `executor` and saved."
+def run_grid(keys, run, folder, executor=None, progress: bool = True, desc: str = "runs") -> dict:
+    "Every key's record (see above): read back from `folder`, or made by `run(key)` on `executor` (None: `default_executor`) and saved."
     keys = list(dict.fromkeys(keys))
     _one_file_each(folder, keys)
     done = {k: r for k in keys if (r := load_record(folder, k)) is not None}
@@ -357,26 +474,28 @@ def run_grid(keys, run, folder, executor="local", progress: bool = True, desc: s
     if todo and run is None: raise FileNotFoundError(_missing(folder, todo))
     if not todo: return {k: done[k] for k in keys}
     held = str(Path(folder).resolve())
-    if held in _HELD: return _run_missing(keys, done, run, folder, executor, progress, desc)   # a grid inside a run of this one
-    with folder_lock(folder, wait=True):                 # one process makes records in a folder at a time; another waits,
+    if held in _HELD or os.environ.get(WORKER_ENV):      # a grid inside a run of this one, or in a worker: keys locked one by one
+        return _run_missing(keys, done, run, folder, executor, progress, desc)
+    with folder_lock(folder, wait=True):                 # one submitting process per folder at a time; another waits,
         _HELD.add(held)                                  # then makes only what is still missing
         try: return _run_missing(keys, done, run, folder, executor, progress, desc)
         finally: _HELD.discard(held)
 
+# %% ../nbs/17_runs.ipynb #5a1c000c
 def _run_missing(keys, done, run, folder, executor, progress, desc) -> dict:
-    "run_grid's work under the folder's lock: the keys still without a record (another grid may have made some), made and saved."
+    "run_grid's work: the keys still without a record (another grid may have made some), made and saved by the executor."
     done.update({k: r for k in keys if k not in done and (r := load_record(folder, k)) is not None})
     todo = [k for k in keys if k not in done]
-    ex = get_executor(executor) if isinstance(executor, str) else executor
+    ex = default_executor() if executor is None else get_executor(executor) if isinstance(executor, str) else executor
     bar, failed = tqdm(total=len(keys), initial=len(done), desc=desc, disable=not progress or not todo), {}
-    for key, rec, err in ex.map(run, todo):
-        if err is None and rec.key != key: err = ValueError(f"the run returned the record of {rec.key}")
-        if err is None:
-            rec.provenance = dict(made_by(), **rec.provenance); save_record(folder, rec); done[key] = rec
-        else: failed[key] = err
+    for key, rec, err in ex.map(run, todo, folder):
+        if err is None: done[key] = rec
+        else:
+            failed[key] = err; print(f"failed: {key.task}/{key.name}: {type(err).__name__}: {err}", file=sys.stderr, flush=True)
         bar.update(); bar.set_postfix_str(f"{key.task}/{key.name}, {len(failed)} failed")
     bar.close()
-    if failed: raise GridFailed("\n".join(f"{k.task}/{k.name}: {type(e).__name__}: {e}" for k, e in failed.items()))
+    if failed: raise GridFailed(f"{len(failed)} of {len(keys)} runs failed (records of the others kept):\n"
+                                + "\n".join(f"{k.task}/{k.name}: {type(e).__name__}: {e}" for k, e in failed.items()))
     return {k: done[k] for k in keys}
 
 # %% ../nbs/17_runs.ipynb #05839bcc

@@ -15,8 +15,8 @@ from .gates import head_gates
 from .store import dry_cap, dry_replay, write_csv, umask_mode, folder_lock, naming
 
 # %% auto #0
-__all__ = ['HeadPruner', 'TrainConfig', 'lr_factor', 'task_loss', 'save_checkpoint', 'load_checkpoint', 'train', 'accuracy',
-           'translate_batches', 'translate', 'bleu']
+__all__ = ['PRECISIONS', 'HeadPruner', 'TrainConfig', 'autocast', 'lr_factor', 'task_loss', 'save_checkpoint', 'load_checkpoint',
+           'train', 'accuracy', 'translate_batches', 'translate', 'bleu']
 
 # %% ../nbs/06_train.ipynb #6bf93682
 class HeadPruner(nn.Module):
@@ -74,11 +74,22 @@ class TrainConfig:
     snapshot_epochs: tuple = ()            # keep the weights after these epochs (out_dir/epoch<N>.pt): Michel fig. 5
     seed: int = 0
     device: str = "cpu"
+    precision: str = "fp32"                # 'bf16': bfloat16 autocast in training and evaluation (opt-in; see "Mixed precision")
 
     def __post_init__(self):
         if self.schedule not in ("linear", "inverse_sqrt", "constant"):
             raise ValueError(f"schedule must be 'linear', 'inverse_sqrt' or 'constant'; got {self.schedule!r}")
         if self.epochs < 1: raise ValueError(f"epochs must be >= 1; got {self.epochs}")
+        if self.precision not in PRECISIONS: raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}; got {self.precision!r}")
+
+# %% ../nbs/06_train.ipynb #5a1c0302
+PRECISIONS = {"fp32": lambda device: contextlib.nullcontext(),
+              "bf16": lambda device: torch.autocast(torch.device(device).type, dtype=torch.bfloat16)}
+
+def autocast(precision: str, device):
+    "The context a model runs in at `precision` on `device` (`PRECISIONS`: fp32 as it is; bf16 under torch's autocast)."
+    if precision not in PRECISIONS: raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}; got {precision!r}")
+    return PRECISIONS[precision](device)
 
 # %% ../nbs/06_train.ipynb #28962d44
 def lr_factor(step: int, schedule: str, warmup: int, total: int) -> float:
@@ -230,7 +241,7 @@ def train(model: nn.Module, batches, cfg: TrainConfig, pruner: HeadPruner | None
             model.eval()
             if pruner is not None: pruner.eval()      # test-time gates: no noise
             ctx = head_gates(model, pruner.gates(step).detach()) if pruner is not None else contextlib.nullcontext()
-            with torch.no_grad(), ctx: metrics = dict(evaluate(model))
+            with torch.no_grad(), ctx, autocast(cfg.precision, dev): metrics = dict(evaluate(model))
             model.train()
             if pruner is not None: pruner.train()
             log.add(step=step, epoch=epoch, **{f"eval_{k}": v for k, v in metrics.items()})
@@ -243,7 +254,7 @@ def train(model: nn.Module, batches, cfg: TrainConfig, pruner: HeadPruner | None
                 batch = {k: v.to(dev) for k, v in epoch_batches[b].items()}
                 rec = pruner is not None and pruner.wants_confidence(step)
                 ctx = head_gates(model, pruner.gates(step), rec) if pruner is not None else contextlib.nullcontext()
-                with ctx as session: loss = task_loss(model, batch, cfg.label_smoothing)
+                with ctx as session, autocast(cfg.precision, dev): loss = task_loss(model, batch, cfg.label_smoothing)
                 if rec: pruner.observe_confidence(session.confidence())
                 pen = pruner.penalty(step).to(dev) if pruner is not None else torch.zeros((), device=dev)
                 opt.zero_grad(set_to_none=True)

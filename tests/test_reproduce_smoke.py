@@ -1,33 +1,12 @@
 """A papermill `smoke` run of every reproduction notebook, and checks of what it leaves on disk.
 
-Each notebook's default smoke run is made once (`smoke_run`, in one cache of smoke baselines that the
+Each notebook's default smoke run is made once (`smoke_run`, in conftest: tests/test_slurm.py compares with it too; in one cache of smoke baselines that the
 baselines notebook fills first: seed 0's baselines; the other seeds' are trained on demand by `trained`)
 and read by every test about it; a test that resumes or changes a run does so in its own copy of the folder."""
 import json, re, shutil
 import pytest
 from headprune_nb.reproduce import EXPERIMENTS, run_experiment, reproduce_dir
 from headprune_nb.store import read_csv
-
-@pytest.fixture(scope="module")
-def smoke_cache(tmp_path_factory):
-    "One cache of trained smoke baselines shared by every run below."
-    return tmp_path_factory.mktemp("cache")
-
-@pytest.fixture(scope="module")
-def smoke_run(tmp_path_factory, smoke_cache):
-    "`smoke_run(name)`: the folder of `name`'s default smoke run, made on first use in the shared cache."
-    root, made = tmp_path_factory.mktemp("runs"), {}
-    def run(name):
-        if name != "baselines": run("baselines")                # the cache's seed-0 baselines, whatever runs first
-        if name not in made:
-            try:
-                with pytest.MonkeyPatch.context() as mp:
-                    mp.setenv("HEADPRUNE_CACHE", str(smoke_cache))
-                    made[name] = run_experiment(name, "smoke", out_dir=root / name, progress=False)
-            except Exception as e: made[name] = e                # failed once: every test that reads it fails the same way
-        if isinstance(made[name], Exception): raise made[name]
-        return made[name]
-    return run
 
 def own_copy(folder, tmp_path):
     "A test's own copy of a shared smoke run, to resume or change."

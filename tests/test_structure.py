@@ -12,6 +12,7 @@ FLOORS = {
     "fidelity": 4, "michel": 4, "hard_concrete": 4, "voita": 4, "dsp": 4, "almost_sure": 4, "lag": 4, "lottery": 4,
     "methods": 4,                                                    # the methods and their registry
     "runs": 5,                                                       # run keys, records, the grid runner
+    "executors": 5,                                                  # the grid runner's workers: several GPUs, Slurm
     "verdicts": 6,                                                   # rules and intervals
     "reproduce": 7, "report": 7, "api": 7, "cli": 7,                 # the runner, the report, the user's API and CLI
     "voita_exp": 7, "baselines_exp": 7, "llm_exp": 7, "lottery_exp": 7, "michel_exp": 7, "compare": 7,   # the reproductions as grids of runs

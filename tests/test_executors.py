@@ -1,0 +1,65 @@
+"""The run layer's executors outside this process: `gpus` with CPU stand-ins (no GPU here), several worker processes
+racing on one records folder, and a worker killed mid-run (its key's lock taken over, nothing lost).
+About 60 s on a loaded 2-core machine (each worker process imports torch; 7 worker processes in all)."""
+import json, os, subprocess, sys, time
+from pathlib import Path
+import pytest
+from headprune_nb.runs import RunKey, run_grid, read_records, lock_path, GridFailed, EXECUTOR_ENV, WORKER_ENV
+from headprune_nb.executors import ToyRun, write_grid, failure_path
+
+KEYS = [RunKey("t", "m", K=K) for K in range(1, 7)]
+
+
+@pytest.fixture(autouse=True)
+def no_default_executor(monkeypatch):
+    monkeypatch.delenv(EXECUTOR_ENV, raising=False); monkeypatch.delenv(WORKER_ENV, raising=False)
+
+
+def _gpus():
+    from headprune_nb.runs import get_executor
+    return get_executor("gpus", devices="cpu,cpu", poll="0.2")
+
+
+def test_gpus_executor_with_cpu_workers(tmp_path, capsys):
+    with pytest.raises(GridFailed) as e:                                      # two CPU workers share the grid; K=3 fails
+        run_grid(KEYS, ToyRun(fail_at=[3], seconds=0.2).run, tmp_path, executor=_gpus(), progress=False)
+    (line,) = [l for l in str(e.value).splitlines() if l.startswith("t/")]
+    assert line.startswith("t/m-K3-seed0: RuntimeError: ValueError: K 3 diverged; log: ") and "worker" in line
+    assert "failed: t/m-K3-seed0" in capsys.readouterr().err                     # said when it happened, too
+    recs = read_records(tmp_path)
+    assert sorted(r.key.K for r in recs) == [1, 2, 4, 5, 6]                     # the finished records are kept
+    assert {r.extra["device"] for r in recs} == {""}                            # each worker pinned: no GPU visible to it
+    logs = sorted((tmp_path / ".grids").glob("*/worker*.log"))
+    assert len(logs) == 2 and all("made t/" in p.read_text() for p in logs)     # both workers made records
+    assert sum(p.read_text().count("made t/") for p in logs) == 5              # each key made once
+    recs = run_grid(KEYS, ToyRun().run, tmp_path, executor=_gpus(), progress=False)   # the re-run makes only K=3
+    assert [r.metric for r in recs.values()] == [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
+    assert sum(p.read_text().count("made t/") for p in (tmp_path / ".grids").glob("*/worker*.log")) == 6
+
+
+WORKER = ("import sys; from headprune_nb.executors import work; sys.exit(work(sys.argv[1], claim=True))")
+
+
+def test_workers_racing_on_one_folder_make_each_key_once(tmp_path):
+    grid = write_grid(tmp_path, ToyRun(seconds=0.3).run, KEYS)
+    procs = [subprocess.Popen([sys.executable, "-c", WORKER, str(grid)], stdout=subprocess.PIPE, text=True) for _ in range(3)]
+    outs = [p.communicate(timeout=120)[0] for p in procs]
+    assert all(p.returncode == 0 for p in procs)
+    made = [l for o in outs for l in o.splitlines() if l.startswith("made")]
+    assert sorted(made) == sorted(f"made t/{k.name}" for k in KEYS)            # every key once, none twice
+    assert [r.metric for r in read_records(tmp_path)] == [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
+    assert not list(tmp_path.glob("t/*.lock")) and not list(tmp_path.glob("t/.*.tmp*"))   # no lock or temp file left
+
+
+def test_a_killed_worker_loses_nothing(tmp_path):
+    grid = write_grid(tmp_path, ToyRun(seconds=30).run, KEYS[:1])
+    w = subprocess.Popen([sys.executable, "-c", WORKER, str(grid)])
+    lock = lock_path(tmp_path, KEYS[0])
+    for _ in range(600):
+        if lock.exists() and lock.read_text(): break
+        time.sleep(0.1)
+    assert json.loads(lock.read_text())["pid"] == w.pid                        # the worker holds the key
+    w.kill(); w.wait()                                                         # killed mid-run: its lock stays behind
+    assert lock.exists() and not read_records(tmp_path)
+    recs = run_grid(KEYS, ToyRun().run, tmp_path, progress=False)              # the dead pid's lock is taken over
+    assert [r.metric for r in recs.values()] == [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
