@@ -359,6 +359,7 @@ def guard(row: dict, signals: dict) -> dict:
     "`row` with its runs' convergence signals (`signals`: {run: (trained, shown)}, trained None: not recorded); a run that failed makes it `UNDER_TRAINED`, never decisive."
     failed, unknown = [shown for ok, shown in signals.values() if ok is False], sum(ok is None for ok, _ in signals.values())
     if not signals or row.get("verdict") not in VERDICTS: return row
+    if unknown == len(signals): return dict(row, trained=f"no convergence signal recorded in its {unknown} learned runs (records older than the signal)")
     if not failed: return dict(row, trained=f"all {len(signals) - unknown} runs with a signal trained" + (
         f"; {unknown} run(s) recorded before their method's signal was stored" if unknown else ""))
     return dict(row, verdict=UNDER_TRAINED, trained=f"{len(failed)} of {len(signals)} runs under-trained: " + "; ".join(failed),
