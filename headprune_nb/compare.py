@@ -24,16 +24,16 @@ from .runs import (RunKey, RunRecord, SeedRuns, Sample, load_record, save_record
 from .verdicts import Rule, evidence, claim_row, not_checked_row, budget_table, seed_band, lowest, highest, guard
 
 # %% auto #0
-__all__ = ['METHODS', 'JOINT', 'PIPELINED', 'PHASES', 'RECORDS_ONLY', 'RUNS', 'TABLE_EXTRAS', 'GATED', 'GATES_DECIDED',
-           'PUB_MODEL', 'NAME', 'TABLES', 'check_settings', 'arch_model', 'Baselines', 'Comparison', 'stops',
+__all__ = ['METHODS', 'JOINT', 'PIPELINED', 'PHASES', 'RECORDS_ONLY', 'RUNS', 'TABLE_EXTRAS', 'GATES_DECIDED', 'MASK_SETTLED',
+           'SIGNALS', 'PUB_MODEL', 'NAME', 'TABLES', 'check_settings', 'arch_model', 'Baselines', 'Comparison', 'stops',
            'run_name', 'gates_of', 'decided', 'run_phase', 'run_michel_curve', 'run_michel', 'run_voita_lam',
            'run_voita', 'load_of', 'run_speed', 'run_attention', 'run_dynamics', 'run_unpruned', 'timing_keys', 'timed',
            'run_comparison', 'metric_rows', 'mask_rows', 'timing_rows', 'layer_rows', 'dynamics_rows', 'mean_gap',
            'lead', 'group_gap', 'closeness', 'gate_rows', 'decided_rows', 'attention_rows', 'timing_noise',
-           'sure_counts', 'most', 'axes_row', 'draw_curves', 'draw_tradeoff', 'draw_layers', 'draw_speed', 'figure',
-           'draw_dynamics', 'beside_published', 'parse_name', 'attach', 'migrated', 'default_steps', 'seed_sweeps',
-           'migrate_scores', 'migrate_sweeps', 'migrate_curves', 'migrate_tables', 'migrate', 'amend',
-           'migrate_pass_runs', 'migrate_pass_timings', 'migrate_pass']
+           'sure_counts', 'most', 'gates_signal', 'mask_signal', 'axes_row', 'draw_curves', 'draw_tradeoff',
+           'draw_layers', 'draw_speed', 'figure', 'draw_dynamics', 'beside_published', 'parse_name', 'attach',
+           'migrated', 'default_steps', 'seed_sweeps', 'migrate_scores', 'migrate_sweeps', 'migrate_curves',
+           'migrate_tables', 'migrate', 'amend', 'migrate_pass_runs', 'migrate_pass_timings', 'migrate_pass']
 
 # %% ../nbs/95_compare.ipynb #73568688
 METHODS = ("michel", "pipelined_dsp", "voita", "ste", "joint_dsp")      # Li et al. (2021), Table 3
@@ -480,19 +480,34 @@ def phase_steps(self: Comparison, recs: dict, task: str, methods=JOINT):
                  and k.method in methods and "steps" in r.extra), None)
 
 # %% ../nbs/95_compare.ipynb #gt0code1
-GATED, GATES_DECIDED = ("pass", "passconc", "lag"), 0.5     # methods whose Hard Concrete gates end open or closed; the share decided that says trained
+GATES_DECIDED, MASK_SETTLED = 0.5, 0.75     # share of gates decided that says trained; share of the phase by which DSP's mask must have settled
+
+def gates_signal(rec) -> tuple | None:
+    "(trained, shown) from Hard Concrete gate states: at least `GATES_DECIDED` decided; None: no gate states recorded."
+    if not (g := getattr(rec, "gates", None)): return None
+    n = g["open"] + g["closed"] + g["undecided"]
+    return n > 0 and g["undecided"] <= (1 - GATES_DECIDED) * n, f"{g['undecided']}/{n} gates undecided"
+
+def mask_signal(rec) -> tuple | None:
+    "(trained, shown) from when the K-selection settled (`decided`): by `MASK_SETTLED` of the phase; None: not recorded."
+    if not (d := getattr(rec, "extra", {}).get("decided")): return None
+    share = d.get("decided_share")
+    if share in (None, ""): return False, f"mask never settled in {d.get('phase_steps')} steps"
+    return float(share) <= MASK_SETTLED, f"mask settled at {float(share):.0%} of {d.get('phase_steps')} steps"
+
+SIGNALS = {"pass": gates_signal, "passconc": gates_signal, "lag": gates_signal, "voita": gates_signal,      # method -> its signal
+           "dsp": mask_signal, "joint_dsp": mask_signal, "pipelined_dsp": mask_signal}
 
 @patch
 def trained(self: Comparison, recs: dict, task: str, methods, ks, seeds, budget=None) -> dict:
-    "{run: (trained, shown)}: the convergence signal of each gated run of `methods` at `ks` and `seeds` that has a record with gate states."
+    "{run: (trained, shown)}: the convergence signal (`SIGNALS`) of each learned run of `methods` at `ks` and `seeds` with a record; trained None: not recorded."
     out = {}
-    for m in (m for m in methods if m in GATED):
+    for m in (m for m in methods if m in SIGNALS):
         for K in ks:
             for s in seeds:
-                if not (g := getattr(recs.get(self.key(task, m, K, s, budget)), "gates", None)): continue
-                n = g["open"] + g["closed"] + g["undecided"]
-                out[f"{m}@{K} seed {s}"] = (n > 0 and g["undecided"] <= (1 - GATES_DECIDED) * n,
-                                            f"{m.upper()} K={K} seed {s}: {g['undecided']}/{n} gates undecided")
+                if (rec := recs.get(self.key(task, m, K, s, budget))) is None: continue
+                ok, shown = SIGNALS[m](rec) or (None, "no convergence signal recorded")
+                out[f"{m}@{K} seed {s}"] = ok, f"{m.upper()} K={K} seed {s}: {shown}"
     return out
 
 # %% ../nbs/95_compare.ipynb #8140a005

@@ -12,7 +12,7 @@ import numpy as np
 from .runs import RunKey, RunRecord, run_grid, load_sample, save_record
 from .store import read_csv, read_json, write_json, blank, dry_run, dry_note, save_figure
 from .heads import ENC_DEC_KINDS
-from .verdicts import NOISE, NOTICEABLE, Rule, evidence, claim_row, not_checked_row, NOT_CHECKED, vote_row, lowest
+from .verdicts import NOISE, NOTICEABLE, Rule, evidence, claim_row, not_checked_row, NOT_CHECKED, vote_row, lowest, guard
 
 # %% auto #0
 __all__ = ['DEFAULTS', 'TRAINING', 'RECORDS', 'VOTE', 'CHECKS', 'INTERVALS', 'PROPERTY', 'RUN_FIELDS', 'METHODS', 'settings',
@@ -20,10 +20,10 @@ __all__ = ['DEFAULTS', 'TRAINING', 'RECORDS', 'VOTE', 'CHECKS', 'INTERVALS', 'PR
            'grid_names', 'read_seed', 'table3', 'table5', 'table7', 'faster', 'beside_published', 'layers', 'near',
            'removed_share', 'check_quality', 'check_decoder_first', 'check_first_layer', 'check_context_deeper',
            'sees_source', 'judged_rounds', 'check_beats_reinit', 'check_faster', 'samples', 'quality_claim',
-           'reinit_claim', 'interval_row', 'claim_row_of', 'ticket_band', 'plot_bleu', 'plot_layers', 'figure_rounds',
-           'run_line', 'provenance_extra', 'run_summary', 'same_settings', 'unfinished_error', 'run_seed',
-           'gather_seeds', 'LotteryRun', 'round_table', 'committed_settings', 'made_then', 'migrated_lottery',
-           'migrated_round', 'migrated_timing', 'migrate']
+           'reinit_claim', 'lottery_signals', 'interval_row', 'claim_row_of', 'ticket_band', 'plot_bleu', 'plot_layers',
+           'figure_rounds', 'run_line', 'provenance_extra', 'run_summary', 'same_settings', 'unfinished_error',
+           'run_seed', 'gather_seeds', 'LotteryRun', 'round_table', 'committed_settings', 'made_then',
+           'migrated_lottery', 'migrated_round', 'migrated_timing', 'migrate']
 
 # %% ../nbs/96_lottery_exp.ipynb #db77b9f1
 DEFAULTS = {
@@ -312,6 +312,19 @@ PROPERTY = {"decoder_self_first": "at the converged round nearest 50% removed, d
             "pruned_faster": "the Table 7 ticket translates faster than the unpruned model: its slowest timing below the unpruned "
                              "model's fastest (overlapping timings: within the noise, no vote)"}
 
+# %% ../nbs/96_lottery_exp.ipynb #lsig0co1
+def lottery_signals(seeds: list) -> dict:
+    "{run: (trained, shown)} for each seed's tickets and controls (`SeedRecords`): the rounds before it ran, and it trained its planned steps."
+    out = {}
+    for sr in seeds:
+        st = sr.lottery.extra["steps"]
+        for kind, recs, plan in (("ticket", sr.tickets, st["run"] - st["rewind"]), ("control", sr.reinits, st["run"])):
+            for i, rec in sorted(recs.items()):
+                steps, lost = int(rec.extra.get("steps") or 0), [r["round"] for r in sr.rounds[1:i + 1] if r.get("round_valid_loss") in (None, "")]
+                out[f"{kind} round {i} seed {sr.seed}"] = (steps >= plan and not lost, f"{kind} round {i} seed {sr.seed}: {steps}/{plan} steps"
+                                                           + (f", rounds {lost} without a validation loss" if lost else ""))
+    return out
+
 # %% ../nbs/96_lottery_exp.ipynb #ce803a51
 def interval_row(c: dict, main: SeedRecords, seeds: list, judged, task: str, ours: str) -> dict | None:
     "The claims.csv row of an interval claim (None: its runs are missing)."
@@ -326,12 +339,12 @@ def interval_row(c: dict, main: SeedRecords, seeds: list, judged, task: str, our
 def claim_row_of(c: dict, main: SeedRecords, seeds: list, judged, task: str) -> dict:
     "One claims.csv row for the published claim `c`: an interval, 'not checked', or one vote per seed."
     ours, verdict = CHECKS[c["our_check"]](main, judged)
-    if row := interval_row(c, main, seeds, judged, task, ours): return row
+    if row := interval_row(c, main, seeds, judged, task, ours): return guard(row, lottery_signals(seeds))
     if verdict == NOT_CHECKED: return not_checked_row(c["claim"], task, ours)
     others = [s for s in seeds if s is not main]
     theirs = [CHECKS[c["our_check"]](s, judged) for s in others]
     seen = (f"seed {main.seed}: " if others else "") + ours + "".join(f"; seed {s.seed}: {o}" for s, (o, _) in zip(others, theirs))
-    return vote_row(c["claim"], task, PROPERTY[c["our_check"]], [VOTE[verdict]] + [VOTE[v] for _, v in theirs], seen)
+    return guard(vote_row(c["claim"], task, PROPERTY[c["our_check"]], [VOTE[verdict]] + [VOTE[v] for _, v in theirs], seen), lottery_signals(seeds))
 
 # %% ../nbs/96_lottery_exp.ipynb #bfb9aad9
 def ticket_band(sr: SeedRecords) -> list[dict]:

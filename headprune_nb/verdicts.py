@@ -17,12 +17,12 @@ from .runs import (Sample, ngram_stats, bleu_from_stats, correct_per_example, bl
                                SEEDS, BUDGETS, phase_limit, phase_plan, SeedRuns)
 
 # %% auto #0
-__all__ = ['LEVEL', 'N_BOOT', 'NOTICEABLE', 'CLOSE', 'ALMOST_EVERY', 'MIN_SEEDS', 'VERDICTS', 'NOT_CHECKED', 'NOISE',
+__all__ = ['LEVEL', 'N_BOOT', 'NOTICEABLE', 'CLOSE', 'ALMOST_EVERY', 'MIN_SEEDS', 'VERDICTS', 'N_SIM', 'NOT_CHECKED', 'NOISE',
            'VOTE_CHANCE', 'VOTE_SEEDS', 'UNDER_TRAINED', 'OLD_STYLE', 'ONE_SEED', 't_cdf', 't_ppf', 'resample_weights',
            'ordinal', 'Stat', 'Term', 'Order', 'Abs', 'Neg', 'nth_best', 'lowest', 'highest', 'Spread', 'spread',
-           'Evidence', 'evidence', 'p_value', 'Rule', 'decide', 'claim_row', 'not_checked_row', 'vote_chance',
-           'seed_vote', 'vote_row', 'guard', 'verdict_word', 'verdict_kind', 'verdict_counts', 'budget_table',
-           'seed_band']
+           'joint_draws', 'calibrated', 'Evidence', 'evidence', 'p_value', 'Rule', 'decide', 'claim_row',
+           'not_checked_row', 'vote_chance', 'seed_vote', 'vote_row', 'guard', 'verdict_word', 'verdict_kind',
+           'verdict_counts', 'budget_table', 'seed_band']
 
 # %% ../nbs/93_verdicts.ipynb #e4279dbb
 LEVEL = 0.95          # two-sided level of every interval
@@ -124,16 +124,12 @@ class Order(Stat):
             return Order([a + b for a in self.kids for b in o.kids], 1 if self.need == 1 else n * len(o.kids))
         raise TypeError("a sum of order statistics other than min + min or max + max has no interval here: write it as one")
     def bounds(self, noise, a_lo: float, a_hi: float):
-        "The parts' bounds, each side Bonferroni over the parts that could be the order statistic (their intervals overlap its own), at most the side's need."
-        n = len(self.kids)
-        first = np.array([k.bounds(noise, a_lo, a_hi) for k in self.kids])
-        lo, hi = _nth(first[:, 0], self.need), _nth(first[:, 1], self.need)
-        c = max(1, int(((first[:, 0] <= hi) & (first[:, 1] >= lo)).sum()))
-        b = np.array([k.bounds(noise, a_lo / min(c, n - self.need + 1), a_hi / min(c, self.need)) for k in self.kids])
-        return float(_nth(b[:, 0], self.need)), float(_nth(b[:, 1], self.need))
+        "The `need`-th largest of the parts' bounds at the parts' error rates (`calibrated` picks the rates that make the whole side's rate its own)."
+        b = [k.bounds(noise, a_lo, a_hi) for k in self.kids]
+        return _nth([x[0] for x in b], self.need), _nth([x[1] for x in b], self.need)
 
 class Abs(Stat):
-    "|x|: its interval covers |truth| whenever x's covers the truth, so each side asks both of x's sides."
+    "|x|: its lower bound fails only where x's interval at a_lo misses the truth, its upper bound only where x's at a_hi does."
     def __init__(self, kid): self.kid = kid
     def value(self, t): return np.abs(self.kid.value(t))
     def __mul__(self, c):
@@ -141,8 +137,8 @@ class Abs(Stat):
         return Abs(self.kid * c) if c >= 0 else Neg(Abs(self.kid * -c))
     def __add__(self, o): return Order([self], 1) + o
     def bounds(self, noise, a_lo: float, a_hi: float):
-        lo, hi = self.kid.bounds(noise, min(a_lo, a_hi), min(a_lo, a_hi))
-        return (lo if lo > 0 else -hi if hi < 0 else 0.0), max(abs(lo), abs(hi))
+        (lo, hi), (lo2, hi2) = self.kid.bounds(noise, a_lo, a_lo), self.kid.bounds(noise, a_hi, a_hi)
+        return np.where(lo > 0, lo, np.where(hi < 0, -hi, 0.0)), np.maximum(np.abs(lo2), np.abs(hi2))
 
 class Neg(Abs):
     "-x of an |x|: its sides swapped."
@@ -183,6 +179,55 @@ def spread(term: Term, seeds: dict, boot: dict) -> Spread:
     v_one = np.var(term.f({k: mean[k] + boot[k] - seeds[k] for k in seeds}), axis=0, ddof=1).mean()   # one seed's resamples, at the point
     return Spread(float(term.f(mean)), float(np.var(term.f(seeds), ddof=1)) / S, max(0.0, float(S * v_avg - v_one) / (S - 1)), S)
 
+# %% ../nbs/93_verdicts.ipynb #cal0code
+N_SIM = 4000          # simulated draws of an order statistic's parts (calibration of its interval)
+
+def _has_abs(s: Stat) -> bool: return isinstance(s, Abs) or isinstance(s, Order) and any(map(_has_abs, s.kids))
+
+def _leaves(s: Stat) -> list:
+    "The smooth statistics (`Term`s) an order statistic is built of, each once."
+    if isinstance(s, Term): return [s]
+    out = []
+    for k in (s.kids if isinstance(s, Order) else [s.kid]): out += [t for t in _leaves(k) if all(t is not u for u in out)]
+    return out
+
+def _factor(x: np.ndarray) -> np.ndarray:
+    "A square root of the correlation matrix of the rows of x (a constant row: uncorrelated)."
+    with np.errstate(invalid="ignore", divide="ignore"): c = np.nan_to_num(np.atleast_2d(np.corrcoef(x))) if x.shape[1] > 1 else np.eye(len(x))
+    np.fill_diagonal(c, 1.0); w, v = np.linalg.eigh(c)
+    return v * np.sqrt(np.clip(w, 0, None))
+
+def joint_draws(tree: Stat, noise, seeds: dict, avg: dict, n_sim: int = N_SIM, seed: int = 0):
+    "(parts, [n_sim, L] draws of their estimates' errors): seed parts multivariate t (S - 1 df), examples' parts normal, each correlated as measured."
+    parts = _leaves(tree); sp = [noise(t) for t in parts]; S, L = sp[0].n_seeds, len(parts); rng = np.random.default_rng(seed)
+    per = np.stack([np.broadcast_to(np.asarray(t.f(seeds), float), (S,)) for t in parts])
+    z_s = rng.standard_normal((n_sim, L)) @ _factor(per).T * (np.sqrt((S - 1) / rng.chisquare(S - 1, (n_sim, 1))) if S > 1 else 1)
+    z_e = rng.standard_normal((n_sim, L)) @ _factor(np.stack([np.asarray(t.f(avg), float) for t in parts])).T
+    sd = lambda v: np.sqrt([getattr(s, v) for s in sp])
+    return parts, z_s * sd("v_seed") + z_e * sd("v_examples")
+
+def _misses(tree: Stat, noise, parts, E, points) -> callable:
+    "(a_lo, a_hi, side) -> the share of draws `E` around `points` (one per part) whose bound on `side` (0 lo, 1 hi) misses the statistic at `points`."
+    at = {id(t): replace(noise(t), point=x) for t, x in zip(parts, points)}
+    sim = {id(t): replace(noise(t), point=x + E[:, j]) for j, (t, x) in enumerate(zip(parts, points))}
+    truth = tree.bounds(lambda t: at[id(t)], 0.5, 0.5)[0]                      # half-width 0: the statistic itself
+    return lambda al, ah, side: float(np.mean((lambda b: b[0] > truth if side == 0 else b[1] < truth)(tree.bounds(lambda t: sim[id(t)], al, ah))))
+
+def calibrated(tree: Stat, noise, draws, a: float, iters: int = 14) -> tuple[float, float]:
+    "`tree`'s (lo, hi), each side's parts asked at the rate whose bound misses in at most a share `a` of the `draws`, around the plug-in points and around the parts tied."
+    parts, E = draws; L = len(parts); pt = np.array([noise(t).point for t in parts])
+    tied = np.sign(pt) * np.abs(pt).mean() if _has_abs(tree) else np.full(L, pt.mean())       # |x| parts: their sizes tied
+    configs = [_misses(tree, noise, parts, E, x) for x in (pt, tied)]
+    miss = lambda al, ah, side: max(m(al, ah, side) for m in configs)
+    rate = [a, a]
+    for side in (0, 1):
+        lo, hi = math.log(a / L), math.log(min(0.5, a * L))
+        for _ in range(iters):
+            mid = (lo + hi) / 2; rate[side] = math.exp(mid)
+            lo, hi = (mid, hi) if miss(*rate, side) <= a else (lo, mid)
+        rate[side] = math.exp(lo)
+    return tuple(float(x) for x in tree.bounds(noise, *rate))
+
 # %% ../nbs/93_verdicts.ipynb #t3code01
 @dataclass(frozen=True)
 class Evidence:
@@ -212,7 +257,8 @@ def evidence(runs: list[dict], stat, n_boot: int = N_BOOT, level: float = LEVEL,
     boot = {k: np.stack([r[k].score(w) for r in runs], axis=1) for k in runs[0]}             # [B, S]
     tree, spreads = _stat(stat({k: Term(lambda t, k=k: t[k]) for k in seeds})), {}
     noise = lambda term: spreads[term] if term in spreads else spreads.setdefault(term, spread(term, seeds, boot))
-    at = lambda lev: tree.bounds(noise, (1 - lev) / 2, (1 - lev) / 2)
+    draws = lru_cache(1)(lambda: joint_draws(tree, noise, seeds, {k: b.mean(1) for k, b in boot.items()}, seed=seed))
+    at = lambda lev: tree.bounds(noise, (1 - lev) / 2, (1 - lev) / 2) if isinstance(tree, Term) else calibrated(tree, noise, draws(), (1 - lev) / 2)
     per, a = np.asarray(tree.value(seeds), dtype=np.float64), (1 - level) / 2
     q_lo, q_hi = (float(x) for x in np.quantile(tree.value({k: b.mean(1) for k, b in boot.items()}), [a, 1 - a]))
     return Evidence(float(tree.value({k: v.mean() for k, v in seeds.items()})), *map(float, at(level)), len(runs),
@@ -310,10 +356,12 @@ def vote_row(claim: str, task: str, what: str, holds, ours: str, min_seeds: int 
 UNDER_TRAINED = "not decided: under-trained"
 
 def guard(row: dict, signals: dict) -> dict:
-    "`row` with its runs' convergence signals (`signals`: {run: (trained, shown)}); a run that failed makes it `UNDER_TRAINED`, never decisive."
-    failed = [shown for ok, shown in signals.values() if not ok]
+    "`row` with its runs' convergence signals (`signals`: {run: (trained, shown)}, trained None: not recorded); a run that failed makes it `UNDER_TRAINED`, never decisive."
+    failed, unknown = [shown for ok, shown in signals.values() if ok is False], sum(ok is None for ok, _ in signals.values())
     if not signals or row.get("verdict") not in VERDICTS: return row
-    if not failed: return dict(row, trained=f"all {len(signals)} gated runs trained")
+    if unknown == len(signals): return dict(row, trained=f"no convergence signal recorded in its {unknown} learned runs (records older than the signal)")
+    if not failed: return dict(row, trained=f"all {len(signals) - unknown} runs with a signal trained" + (
+        f"; {unknown} run(s) recorded before their method's signal was stored" if unknown else ""))
     return dict(row, verdict=UNDER_TRAINED, trained=f"{len(failed)} of {len(signals)} runs under-trained: " + "; ".join(failed),
                 why=f"would be {row['verdict']} ({row.get('why', '')}), but it rests on runs that did not train")
 

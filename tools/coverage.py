@@ -1,8 +1,8 @@
 """Coverage study of the claims' intervals (nbs/93_verdicts): for every statistic form the claims use, the share of simulated
 experiments whose 95% interval covers the true value, under no seed effect, a dominant seed effect and equal systems.
 Writes reproduce/coverage.csv, which nbs/93_verdicts' test reads (every form in use within 93-98%).
-Run: `python tools/coverage.py [reps [k/n [out]]]` (default 1000 runs per cell, 4000 for the fast smooth forms; the committed table: 700); `k/n`: only
-cells k, k + n, ... (each cell has its own generator, so parts give the numbers of one run); merge the parts' CSVs by hand."""
+Run: `python tools/coverage.py [reps [k/n [out]]] [--order-only]` (default 1000 runs per cell, 4000 for the fast smooth forms; the committed table: 700); `k/n`: only
+cells k, k + n, ... (each cell has its own generator, so parts give the numbers of one run); merge the parts' CSVs by hand; `--order-only`: recompute the order statistics' cells, keep the others' rows from out."""
 import csv, math, sys, time
 from pathlib import Path
 import numpy as np
@@ -61,10 +61,13 @@ def cells(reps: int):
     for scen, (sd, ratio) in {"no seed effect": (0.05, 1.2), "dominant seed effect": (0.3, 1.2), "equal systems": (0.05, 1.0)}.items():
         yield "ratio of timings", scen, True, 4 * reps, (lambda rng, sd=sd, ratio=ratio: timing_cover(rng, 4 * reps, sd, ratio))
 
-def main(reps: int = 1000, part: tuple = (0, 1), out: Path = Path(__file__).resolve().parents[1] / "reproduce" / "coverage.csv"):
-    "Cells part[0], part[0] + part[1], ... (each with its own generator, so a study split in parts gives the same numbers); written to `out`."
-    rows = []
+def main(reps: int = 1000, part: tuple = (0, 1), out: Path = Path(__file__).resolve().parents[1] / "reproduce" / "coverage.csv",
+         order_only: bool = False):
+    """Cells part[0], part[0] + part[1], ... (each with its own generator, so a study split in parts gives the same numbers); written to `out`.
+    `order_only`: only the order statistics' cells, the others kept from `out` (the smooth forms and timings do not use their calibration)."""
+    rows, kept = [], {(r["form"], r["scenario"]): r for r in csv.DictReader(open(out))} if order_only else {}
     for i, (form, scen, used, n, cover) in enumerate(cells(reps)):
+        if (form, scen) in kept and (form in CHEAP or form == "ratio of timings"): rows.append(kept[form, scen]); continue
         if i % part[1] != part[0]: continue
         t0 = time.time()
         rows.append(dict(form=form, scenario=scen, used=used, reps=n, coverage=round(cover(np.random.default_rng(i)), 4), seeds=S, examples=N))
@@ -73,6 +76,6 @@ def main(reps: int = 1000, part: tuple = (0, 1), out: Path = Path(__file__).reso
         w = csv.DictWriter(fh, list(rows[0])); w.writeheader(); w.writerows(rows)
 
 if __name__ == "__main__":
-    a = sys.argv[1:]
+    a = [x for x in sys.argv[1:] if x != "--order-only"]
     main(int(a[0]) if a else 1000, tuple(map(int, a[1].split("/"))) if len(a) > 1 else (0, 1), Path(a[2]) if len(a) > 2 else
-         Path(__file__).resolve().parents[1] / "reproduce" / "coverage.csv")
+         Path(__file__).resolve().parents[1] / "reproduce" / "coverage.csv", "--order-only" in sys.argv)
