@@ -14,10 +14,10 @@ from .store import (umask_mode, write_atomic, write_csv, write_json, read_csv, o
 from .runs import HEAD_SCANS, head_scan_path, cached_head_scan
 
 # %% auto #0
-__all__ = ['PROFILES', 'EXPERIMENTS', 'SMOKE_TIMES', 'INSTALLED', 'USER_RESULTS', 'KERNEL_ARGS', 'KERNEL_ENV', 'RESERVED',
+__all__ = ['PROFILES', 'EXPERIMENTS', 'INSTALLED', 'USER_RESULTS', 'SMOKE_TIMES', 'KERNEL_ARGS', 'KERNEL_ENV', 'RESERVED',
            'LIMITS', 'COMPLETE', 'PREVIOUS', 'FRESH', 'RUN_PARAMS', 'ADDITIVE', 'GPU_ASSUMPTION', 'COST_FILE',
            'EVAL_BATCH', 'CLUSTER_GPUS', 'TIME_MARGIN', 'MAX_TIME_H', 'PROFILE_TIME_MIN', 'Experiment',
-           'get_experiment', 'runtime_of', 'reproduce_dir', 'results_dir', 'committed_dir', 'parse_param',
+           'get_experiment', 'reproduce_dir', 'results_dir', 'committed_dir', 'runtime_of', 'parse_param',
            'run_experiment', 'quiet_kernel', 'live_output', 'notebook_params', 'declared', 'fits', 'check_params',
            'marker', 'finished', 'unfinish', 'set_aside', 'params_clash', 'is_complete', 'run_all', 'dry_run_root',
            'dry_run_experiment', 'full_cost', 'wall_hours', 'cost_row', 'dry_run_all', 'cost_table', 'cost_line',
@@ -105,18 +105,6 @@ def get_experiment(name: str, profile: str | None = None) -> Experiment:
         raise ValueError(f"unknown profile {profile!r}; choose one of {', '.join(PROFILES)}")
     return EXPERIMENTS[name]
 
-# %% ../nbs/90_reproduce.ipynb #37643577
-SMOKE_TIMES = "smoke_times.csv"    # reproduce/smoke_times.csv: every smoke run timed from a cold cache (tools/smoke_times.py)
-
-def runtime_of(name: str, path=None) -> dict[str, str]:
-    "Each profile's time for `name` in one line: smoke as measured in `smoke_times.csv`, cpu and full from the registry."
-    p = Path(path) if path else reproduce_dir() / SMOKE_TIMES
-    row = next((r for r in (read_csv(p) if p.exists() else []) if r["experiment"] == name), None)
-    smoke = "not measured yet (python tools/smoke_times.py)" if row is None else (
-        f"about {row['wall_s']:.0f} s ({row['wall_s']} s measured from a cold cache"
-        + (", other work competing: expect less on idle cores)" if row["competing"] == "True" else ")"))
-    return {"smoke": smoke, **EXPERIMENTS[name].runtime}
-
 # %% ../nbs/90_reproduce.ipynb #049ba2e1
 INSTALLED = Path(headprune_nb.__file__).resolve().parent / "_reproduce"
 USER_RESULTS = "headprune-results"          # your runs, under the current folder
@@ -137,6 +125,18 @@ def results_dir(name: str, profile: str) -> Path:
 def committed_dir(name: str, profile: str) -> Path:
     "Folder of the committed reference run: reproduce/results/<profile>/<name> (absent from a wheel)."
     return reproduce_dir() / "results" / profile / name
+
+# %% ../nbs/90_reproduce.ipynb #37643577
+SMOKE_TIMES = "smoke_times.csv"    # reproduce/smoke_times.csv: every smoke run timed from a cold cache (tools/smoke_times.py)
+
+def runtime_of(name: str, path=None) -> dict[str, str]:
+    "Each profile's time for `name` in one line: smoke as measured in `smoke_times.csv`, cpu and full from the registry."
+    p = Path(path) if path else reproduce_dir() / SMOKE_TIMES
+    row = next((r for r in (read_csv(p) if p.exists() else []) if r["experiment"] == name), None)
+    smoke = "not measured yet (python tools/smoke_times.py)" if row is None else (
+        f"about {row['wall_s']:.0f} s ({row['wall_s']} s measured from a cold cache"
+        + (", other work competing: expect less on idle cores)" if row["competing"] == "True" else ")"))
+    return {"smoke": smoke, **EXPERIMENTS[name].runtime}
 
 # %% ../nbs/90_reproduce.ipynb #2d2594f3
 def parse_param(text: str) -> tuple[str, object]:
