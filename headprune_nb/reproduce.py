@@ -188,6 +188,7 @@ def run_experiment(name: str, profile: str = "smoke", params: dict | None = None
                                  f"add --fresh to set it aside and start afresh, or pass another --out")
             write_json(out / RUN_PARAMS, dict(profile=profile, params=params or {}))
             unfinish(out)                               # a re-run is unfinished until it finishes
+            for dead in out.glob(f".{Path(exp.notebook).stem}-*.ipynb"): dead.unlink()   # a killed run's (we hold the lock)
             fd, executed = tempfile.mkstemp(prefix=f".{Path(exp.notebook).stem}-", suffix=".ipynb", dir=out); os.close(fd)
             try:                                        # written beside, renamed over its path: never through a link there
                 with quiet_kernel():

@@ -7,6 +7,7 @@ import json, re, shutil
 import pytest
 from headprune_nb.reproduce import EXPERIMENTS, run_experiment, reproduce_dir
 from headprune_nb.store import read_csv
+from headprune_nb.verdicts import VERDICTS, UNDER_TRAINED
 
 def own_copy(folder, tmp_path):
     "A test's own copy of a shared smoke run, to resume or change."
@@ -153,7 +154,7 @@ def test_michel2019_ablation_smoke_tables(tmp_path, monkeypatch, smoke_cache, sm
     out = run_experiment("michel2019_ablation", "smoke", out_dir=own_copy(out, tmp_path), progress=False, params=dict(seeds=[0]))   # cached
     one = {r["task"]: r for r in read_csv(out / "claims.csv") if r["claim"].startswith("For most")}["synthetic_mt"]
     deltas = sorted((r["delta_chosen_on_separate_set"] for r in best if r["task"] == "synthetic_mt"), reverse=True)
-    assert abs(one["point"] - deltas[len(deltas) // 2]) < 1e-3 and one["seeds"] == 1   # one seed: the table's own delta,
+    assert abs(one["point"] - sum(deltas) / len(deltas)) < 1e-3 and one["seeds"] == 1  # one seed: the table's own deltas' mean,
     assert one["verdict"] == "inconclusive"                                            # and no verdict from one baseline
 
 def test_voita_lambda_smoke_sweep_resumes(tmp_path, monkeypatch, smoke_cache):
@@ -205,7 +206,7 @@ def test_dsp2021_smoke_keeps_exactly_k(tmp_path, monkeypatch, smoke_cache, smoke
     claims = read_csv(out / "claims.csv")
     assert {c["task"] for c in claims} == {"synthetic_cls", "synthetic_mt"}
     decided = [c for c in claims if c.get("lo") not in (None, "")]        # three-way verdicts with an interval and a rule
-    assert decided and all(c["verdict"] in ("supported", "contradicted", "inconclusive") for c in decided)
+    assert decided and all(c["verdict"] in VERDICTS + (UNDER_TRAINED,) for c in decided)    # a run that did not train: no verdict
     assert all(c["lo"] <= c["point"] <= c["hi"] and c["seeds"] == 2 and "supported if" in c["rule"] for c in decided)
     # the budget table: the budget forms of the two claims (joint and pipelined DSP at budget_ks, K=2 and K=3; only the
     # Enc-Dec's K=3 of 24 heads is below H/6), at the default phase (the main table's steps) and at 4 and 12 steps; the
@@ -219,7 +220,7 @@ def test_dsp2021_smoke_keeps_exactly_k(tmp_path, monkeypatch, smoke_cache, smoke
         (t, f, p, b) for t, f in forms for p, b in (("default", steps[t]), ("budget", 4), ("budget", 12)))
     for c in budget_rows:
         rival = "STE below" in c["claim"]
-        assert ("Voita not run" if rival else "Voita and STE not run") in c["claim"] and c["verdict"] in ("supported", "contradicted", "inconclusive")
+        assert ("Voita not run" if rival else "Voita and STE not run") in c["claim"] and c["verdict"] in VERDICTS + (UNDER_TRAINED,)
         assert c["lo"] <= c["point"] <= c["hi"] and c["seeds"] == 2 and "supported if" in c["rule"]
         assert ("(joint DSP - pipelined DSP)" if "beats" in c["claim"] else "(joint DSP - max(pipelined DSP, Michel, STE))" if rival
                 else "(joint DSP - max(pipelined DSP, Michel))") in c["rule"]
@@ -263,7 +264,7 @@ def test_pass2023_smoke_equal_k_speed_and_almost_sure(tmp_path, monkeypatch, smo
     assert {c["task"] for c in claims} == {"synthetic_cls", "synthetic_mt"}
     best = [c for c in claims if c.get("lo") not in (None, "")]       # "best accuracy": three-way, with interval, 2 seeds
     assert {c["task"] for c in best} == {"synthetic_cls", "synthetic_mt"}
-    assert all(c["verdict"] in ("supported", "contradicted", "inconclusive") and c["seeds"] == 2 for c in best)
+    assert all(c["verdict"] in VERDICTS + (UNDER_TRAINED,) and c["seeds"] == 2 for c in best)
     votes = [c for c in claims if c.get("lo") in (None, "")]         # speed-up and gate states: one vote per seed at K=2
     assert sorted((c["task"], c["claim"][:8]) for c in votes) == sorted((t, k) for t in ("synthetic_cls", "synthetic_mt")
                                                                         for k in ("PASSCONC", "PASS end"))
@@ -285,7 +286,7 @@ def test_pass2023_smoke_equal_k_speed_and_almost_sure(tmp_path, monkeypatch, smo
     published = {p["claim"] for p in read_csv(reproduce_dir() / "published" / "pass2023_claims.csv")}
     for c in budget_rows:
         assert "Voita not run" in c["claim"] and "PASS - best of DSP, LAG at K=2 >" in c["rule"] and c["published_claim"] in published
-        assert c["verdict"] in ("supported", "contradicted", "inconclusive") and c["lo"] <= c["point"] <= c["hi"] and c["seeds"] == 2
+        assert c["verdict"] in VERDICTS + (UNDER_TRAINED,) and c["lo"] <= c["point"] <= c["hi"] and c["seeds"] == 2
     assert {p.name.split("-steps")[0] for p in out.glob("scores/*/*-steps*.npz")} == {f"{m}-K2-seed{s}" for m in ("pass", "dsp", "lag")
                                                                                      for s in (0, 1)}
     assert not list(out.glob("scores/synthetic_mt/*-steps*.npz"))                    # only the tasks of budget_tasks
@@ -336,7 +337,8 @@ def test_behnke2020_smoke_rounds_tables_and_resume(tmp_path, monkeypatch, smoke_
     assert all(abs(b["bleu_from_scores"] - r["bleu"]) < 0.006 for b, r in zip(band, read_csv(out / "table3.csv")))
     votes = [c for c in claims if c not in three_way]                      # counts of heads, a timing: one vote per seed
     assert all(verdict_kind(c) == c["verdict"] and "no interval" in c["rule"] and c["seeds_holding"] in ("0/2", "1/2", "2/2")
-               and (c["verdict"] == "inconclusive") == (c["seeds_holding"] == "1/2" or "within the noise" in c["why"])
+               and c["verdict"] == "inconclusive"                 # two seeds: a coin flip per seed agrees 50% of the time
+               and (c["seeds_holding"] == "1/2" or "within the noise" in c["why"] or "a coin flip per seed agrees" in c["why"])
                and "seed 1:" in c["ours"] for c in votes), votes
     from headprune_nb.verdicts import seed_vote
     def faster(folder):                                                      # a seed's vote: separated timings, else none

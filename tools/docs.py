@@ -71,16 +71,18 @@ def stage(src: Path, es5: Path) -> list[str]:
     (src / "nbs").mkdir()
     for p in nbs: strip_directives(p, src / "nbs" / p.name)
     (src / "reproduce").mkdir()
-    for e in EXPERIMENTS.values():
-        ran = ROOT / "reproduce" / "results" / "cpu" / e.name / e.notebook
-        shutil.copy(ran if ran.exists() else ROOT / "reproduce" / e.notebook, src / "reproduce" / e.notebook)
+    reproductions = [Path(e.notebook) for e in EXPERIMENTS.values()]     # the registry's order, then any other (llm_heads)
+    reproductions += sorted(Path(p.name) for p in (ROOT / "reproduce").glob("*.ipynb") if Path(p.name) not in reproductions)
+    for nb in reproductions:
+        ran = ROOT / "reproduce" / "results" / "cpu" / nb.stem / nb
+        shutil.copy(ran if ran.exists() else ROOT / "reproduce" / nb, src / "reproduce" / nb)
     shutil.copytree(ROOT / "reproduce" / "published", src / "reproduce" / "published")
     results = ROOT / "reproduce" / "results" / "cpu"
     if results.exists():                      # figures and tables the report and README link to
         shutil.copytree(results, src / "reproduce" / "results" / "cpu", ignore=shutil.ignore_patterns("*.ipynb"))
     build_report(["cpu", "full"], src / "reproduce" / "report")
     shutil.copy(ROOT / "CHANGELOG.md", src / "CHANGELOG.md")
-    pages = ([f"nbs/{p.stem}" for p in nbs] + [f"reproduce/{Path(e.notebook).stem}" for e in EXPERIMENTS.values()]
+    pages = ([f"nbs/{p.stem}" for p in nbs] + [f"reproduce/{nb.stem}" for nb in reproductions]
              + ["reproduce/report/report", "CHANGELOG"])
     toc = lambda caption, items: f"\n```{{toctree}}\n:caption: {caption}\n:hidden:\n\n" + "\n".join(items) + "\n```\n"
     readme = (ROOT / "README.md").read_text()
