@@ -123,7 +123,8 @@ def _cpu_jiffies():
     return total - idle - steal, total, steal
 
 def _own_cpu_seconds() -> float:
-    t = os.times(); return t.user + t.system
+    "CPU seconds of this process and of the children it has waited for (a timed command's work is not other work)."
+    t = os.times(); return t.user + t.system + t.children_user + t.children_system
 
 class LoadMonitor:
     "Context manager: the machine's load before, during and after the timing inside it; `.record` is a dict for provenance."

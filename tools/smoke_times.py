@@ -3,37 +3,33 @@
 Each experiment runs as `headprune reproduce NAME --profile smoke --out <scratch>` in a fresh process with an empty
 `HEADPRUNE_CACHE` (so it trains its own smoke baselines, as on a fresh clone), one after another. Written to
 `reproduce/smoke_times.csv` (read by `headprune list` and the cost line through `reproduce.runtime_of`): wall and CPU
-seconds of the run, how many cores other work kept busy meanwhile (from /proc/stat, the run's own CPU time taken out)
-and whether that counts as competing (`bench.COMPETING_CORES`), with the commit, machine and date. A run measured
+seconds of the run, how many cores other work kept busy meanwhile and whether that counts as competing (`bench.LoadMonitor`,
+the run's own CPU time taken out), with the commit, machine and date. A run measured
 while other work competed is marked so: measure again on idle cores before committing its number.
 
     python tools/smoke_times.py                  # every experiment, into reproduce/smoke_times.csv
     python tools/smoke_times.py dsp2021 pass2023 # only these (the other rows are kept)
 """
-import argparse, os, shutil, subprocess, sys, tempfile, time
+import argparse, os, shutil, subprocess, sys, tempfile
 from pathlib import Path
 
 
 def measure(name: str, headprune: str, scratch: Path) -> dict:
     "Run one smoke reproduction from a cold cache; its wall and CPU seconds and the other work on the machine meanwhile."
-    from headprune_nb.bench import _cpu_jiffies, COMPETING_CORES
+    from headprune_nb.bench import LoadMonitor
     cache, out = scratch / f"cache-{name}", scratch / name
     shutil.rmtree(cache, ignore_errors=True); shutil.rmtree(out, ignore_errors=True)
     env = dict(os.environ, HEADPRUNE_CACHE=str(cache))
-    j0, c0, t0 = _cpu_jiffies(), os.times(), time.perf_counter()
-    r = subprocess.run([headprune, "reproduce", name, "--profile", "smoke", "--out", str(out)], env=env,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    wall, c1, j1 = time.perf_counter() - t0, os.times(), _cpu_jiffies()
+    c0 = os.times()
+    with LoadMonitor(f"smoke run of {name}", warn=False) as load:     # its CPU time counts as its own, not as other work
+        r = subprocess.run([headprune, "reproduce", name, "--profile", "smoke", "--out", str(out)], env=env,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if r.returncode != 0:
         sys.exit(f"{name}: the smoke run failed (exit {r.returncode}): {r.stderr.strip().splitlines()[-1:]}")
+    c1, rec = os.times(), load.record
     cpu = (c1.children_user + c1.children_system) - (c0.children_user + c0.children_system)
-    other = None
-    if j0 is not None and j1 is not None:
-        busy = (j1[0] - j0[0]) / os.sysconf("SC_CLK_TCK")
-        other = round(max(0.0, busy - cpu) / wall, 2)
-    return dict(experiment=name, wall_s=round(wall, 1), cpu_s=round(cpu, 1), other_cores=other,
-                competing=bool(other is not None and other >= COMPETING_CORES))
-
+    return dict(experiment=name, wall_s=round(rec["seconds"], 1), cpu_s=round(cpu, 1), other_cores=rec["other_cores"],
+                competing=bool(rec["competing"]))
 
 def main(argv=None) -> None:
     from headprune_nb.reproduce import EXPERIMENTS, SMOKE_TIMES, reproduce_dir
