@@ -114,16 +114,11 @@ def _made() -> str:
 
 def save_sample(path, s: Sample, of: str | None = None) -> Path:
     "Write `s` to `path` (.npz, atomically), with what it is a sample `of` if given, and who wrote it (`sample_made`)."
-    path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".npz", dir=path.parent); os.close(fd)
-    try:
+    from headprune_nb.store import atomic_file
+    with atomic_file(path, suffix=".npz") as tmp:               # .npz: np.savez adds none to a name that has it
         np.savez(tmp, kind=np.array(s.kind), data=np.asarray(s.data), made=np.array(_made()),
                  **({} if of is None else {"of": np.array(of)}))
-        from headprune_nb.store import umask_mode
-        umask_mode(tmp); os.replace(tmp, path)                 # mkstemp makes 0600: the mode a plain open would give
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True); raise
-    return path
+    return Path(path)
 
 def _read_sample(path) -> tuple[Sample, str | None]:
     "(sample, what it is a sample of or None) from a file written by `save_sample`, opened once, no pickle."

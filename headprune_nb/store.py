@@ -10,10 +10,11 @@ import headprune_nb
 
 # %% auto #0
 __all__ = ['DRY_RUN_ENV', 'DRY_RUN_LOG', 'DRY_RUN_CAPS', 'LOCK', 'dry_run', 'dry_cap', 'open_here', 'dry_note', 'DryBatches',
-           'dry_batches', 'dry_replay', 'dry_notes', 'umask_mode', 'naming', 'write_atomic', 'save_figure', 'write_csv',
-           'write_json', 'read_csv', 'other_tasks_rows', 'write_task_provenance', 'finish_provenance', 'put_row',
-           'cached_tensor', 'tensors_digest', 'read_json', 'blank', 'in_file_order', 'write_table', 'FolderBusy',
-           'folder_lock', 'machine_info', 'utc_now', 'provenance', 'markdown_table', 'pivot']
+           'dry_batches', 'dry_replay', 'dry_notes', 'umask_mode', 'naming', 'atomic_file', 'write_atomic',
+           'save_figure', 'write_csv', 'write_json', 'read_csv', 'other_tasks_rows', 'write_task_provenance',
+           'finish_provenance', 'put_row', 'cached_tensor', 'tensors_digest', 'read_json', 'blank', 'in_file_order',
+           'write_table', 'FolderBusy', 'folder_lock', 'machine_info', 'utc_now', 'provenance', 'markdown_table',
+           'pivot']
 
 # %% ../nbs/00_store.ipynb #b308b129
 DRY_RUN_ENV, DRY_RUN_LOG = "HEADPRUNE_DRY_RUN", "dry_run.jsonl"
@@ -98,16 +99,22 @@ def naming(path):
         raise OSError(errno.EIO, f"writing failed ({str(e).splitlines()[0][:120]}); a full disk does this: free some "
                       "space or choose another disk", str(path)) from None
 
-def write_atomic(path, text: str | bytes) -> Path:
-    "Write `text` (or bytes) to `path` atomically (temporary file + rename: a symbolic link at `path` is replaced, its target untouched), with the mode the umask gives."
+@contextlib.contextmanager
+def atomic_file(path, suffix: str = ""):
+    "Yield a temporary file beside `path` to write; when the block ends it replaces `path` (a rename: a symbolic link at `path` is replaced, its target untouched) with the mode the umask gives. A failed write is removed and names `path` (`naming`)."
     path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix, dir=path.parent); os.close(fd)
     try:
-        with naming(path), os.fdopen(fd, "wb" if isinstance(text, bytes) else "w") as f: f.write(text)
+        with naming(path): yield Path(tmp)
         umask_mode(tmp); os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True); raise
-    return path
+
+def write_atomic(path, text: str | bytes) -> Path:
+    "Write `text` (or bytes) to `path` atomically (`atomic_file`)."
+    with atomic_file(path) as tmp, os.fdopen(os.open(tmp, os.O_WRONLY), "wb" if isinstance(text, bytes) else "w") as f:
+        f.write(text)
+    return Path(path)
 
 def save_figure(fig, path, dpi: int = 120) -> Path:
     "Save a matplotlib figure as PNG with `write_atomic` (never through a symbolic link planted at `path`)."
@@ -183,12 +190,7 @@ def cached_tensor(path, compute):
             raise ValueError(f"{path} holds more than tensors and plain containers, or is damaged ({type(e).__name__}); "
                              "nothing in a cache file is unpickled: delete it, and it is computed again") from None
     value = compute()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent); os.close(fd)
-    try:
-        with naming(path): torch.save(value, tmp)
-        umask_mode(tmp); os.replace(tmp, path)
-    except BaseException: Path(tmp).unlink(missing_ok=True); raise
+    with atomic_file(path) as tmp: torch.save(value, tmp)
     return value
 
 def tensors_digest(named) -> str:

@@ -12,7 +12,7 @@ from torch import nn
 import torch.nn.functional as F
 from tqdm.auto import tqdm
 from .gates import head_gates
-from .store import dry_cap, dry_replay, write_csv, umask_mode, folder_lock, naming
+from .store import dry_cap, dry_replay, write_csv, folder_lock, atomic_file
 
 # %% auto #0
 __all__ = ['PRECISIONS', 'HeadPruner', 'TrainConfig', 'autocast', 'lr_factor', 'task_loss', 'save_checkpoint', 'load_checkpoint',
@@ -132,14 +132,8 @@ def _set_rng_state(s):
 
 def save_checkpoint(path, **state) -> Path:
     "Atomically save a training state (tensors, optimizer and RNG states, plain values) to `path`."
-    path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent); os.close(fd)
-    try:
-        with naming(path): torch.save(state, tmp)          # a full disk: an error naming `path`
-        umask_mode(tmp); os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True); raise
-    return path
+    with atomic_file(path) as tmp: torch.save(state, tmp)          # a full disk: an error naming `path`
+    return Path(path)
 
 def load_checkpoint(path, map_location="cpu") -> dict:
     "Load what `save_checkpoint` wrote: tensors and plain containers only; anything else is refused, never unpickled."
