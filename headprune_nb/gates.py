@@ -111,6 +111,11 @@ def _check_gates(index: HeadIndex, g) -> torch.Tensor:
         raise ValueError(f"gates must be finite; got NaN or inf at head(s) {bad[:10]}")
     return g
 
+def _all_real(batch: dict):
+    "Without an attention mask a batch has no padding: every input token is a real query (None without input ids)."
+    ids = batch.get("input_ids")
+    return None if ids is None else torch.ones_like(ids, dtype=torch.bool)
+
 class GateSession:
     "What `set_head_gates` installed on a model: the head index, the gates, and confidence meters."
     def __init__(self, model, index, gates, meters):
@@ -126,7 +131,7 @@ class GateSession:
         dec = batch.get("decoder_attention_mask")
         if dec is None and "decoder_input_ids" in batch and "labels" in batch: dec = batch["labels"] != -100
         for m in self.meters or []:
-            v = dec if m.side == "decoder" else batch.get("attention_mask")
+            v = dec if m.side == "decoder" else batch.get("attention_mask", _all_real(batch))
             m.query_valid = None if v is None else v.bool()
 
 # %% ../nbs/01_gates.ipynb #9c8d7538

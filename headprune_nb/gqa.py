@@ -8,15 +8,22 @@ import copy, os, shutil, tempfile
 from pathlib import Path
 import torch
 from torch import nn
-from .heads import HeadIndex, check_k, top_k_mask, group_ids, reduce_groups
+from .heads import HeadIndex, check_k, top_k_mask, group_ids, reduce_groups, _check_len
 from safetensors.torch import save_model
 from .prune import save_tokenizer, WEIGHTS
+from .store import umask_mode
 
 # %% auto #0
-__all__ = ['MODES', 'RemovalMode', 'WholeGroups', 'EvenPerGroup', 'UnevenInGroups', 'removal_mode', 'uniform_shape',
-           'save_for_transformers']
+__all__ = ['MODES', 'check_scores', 'RemovalMode', 'WholeGroups', 'EvenPerGroup', 'UnevenInGroups', 'removal_mode',
+           'uniform_shape', 'save_for_transformers']
 
 # %% ../nbs/02b_gqa.ipynb #0d1ac7f8
+def check_scores(index: HeadIndex, scores) -> torch.Tensor:
+    "Validate scores: one number per query head of `index`, none NaN; returned flat, as float64."
+    s = torch.as_tensor(scores, dtype=torch.float64).flatten(); _check_len(index, s, "scores")
+    if s.isnan().any(): raise ValueError(f"scores must not be NaN; got NaN at head(s) {s.isnan().nonzero().flatten().tolist()[:10]}")
+    return s
+
 class RemovalMode:
     "How a score per query head becomes a keep-mask of about `K` query heads; `per_layer`: the same count in every layer."
     name, summary = "", ""
@@ -28,7 +35,7 @@ class RemovalMode:
 
     def keep(self, index: HeadIndex, scores, K: int) -> torch.Tensor:
         "Keep-mask ([H]): best units first until at least K heads (per layer: the nearest whole count of units in every layer)."
-        scores, K = torch.as_tensor(scores, dtype=torch.float64).flatten(), check_k(K, index.H)
+        scores, K = check_scores(index, scores), check_k(K, index.H)
         per_site = self.units(index, scores)
         keep = torch.zeros(index.H, dtype=torch.bool)
         if self.per_layer: chosen = self._per_layer(per_site, K)
@@ -46,8 +53,9 @@ def _best_first(units, K):
     return out
 
 def _per_layer_take(self, per_site, K):
-    "Every site keeps its first m units, m the whole number nearest K over the heads of one unit of every site."
-    if len({(len(us), len(us[0][1])) for us in per_site if us}) != 1:
+    "Every site that has heads keeps its first m units, m the whole number nearest K over the heads of one unit of each."
+    per_site = [us for us in per_site if us]        # a site emptied before has nothing to keep or to count
+    if len({(len(us), len(us[0][1])) for us in per_site}) != 1:
         raise ValueError(f"{self!r} needs layers of one shape (the same heads and groups in each); this model's differ: "
                          "use the mode without per_layer")
     n_units, unit = len(per_site[0]), len(per_site[0][0][1])
@@ -87,7 +95,7 @@ class UnevenInGroups(RemovalMode):
     def units(self, index, scores):
         return [[(float(scores[h]), [h]) for h in range(index.span(i).start, index.span(i).stop)] for i in range(len(index.sites))]
     def keep(self, index, scores, K):
-        return super().keep(index, scores, K) if self.per_layer else top_k_mask(scores, K)
+        return super().keep(index, scores, K) if self.per_layer else top_k_mask(check_scores(index, scores), check_k(K, index.H))
 
 # %% ../nbs/02b_gqa.ipynb #14b0d4bd
 MODES = {m.name + ("-uniform" if m.per_layer else ""): m for m in
@@ -102,6 +110,9 @@ def removal_mode(name: str) -> RemovalMode:
 def uniform_shape(model: nn.Module) -> tuple[int, int, int]:
     "(query heads, KV heads, head size) shared by every layer of a grouped-query model; a ValueError when layers differ."
     sites = HeadIndex.from_model(model).sites
+    if not any(s.n_kv for s in sites):
+        raise ValueError(f"{type(model).__name__} is not a grouped-query causal LM (Llama, Qwen2, Mistral: attention with "
+                         "num_key_value_heads): save it with prune.save_pruned and load it with load_pruned")
     shapes = sorted({(s.n_heads, s.kv_heads, s.head_dim) for s in sites})
     if len(shapes) != 1 or not all(s.n_kv for s in sites) or shapes[0][0] == 0:
         raise ValueError(f"layers have (query heads, KV heads, head size) {shapes}: transformers' Llama/Qwen2/Mistral "
@@ -128,7 +139,8 @@ def save_for_transformers(model: nn.Module, path, tokenizer=None) -> Path:
         if getattr(model, "generation_config", None) is not None: model.generation_config.save_pretrained(tmp)
         save_model(model, str(tmp / WEIGHTS))
         save_tokenizer(model, tmp, tokenizer)
+        for f in tmp.iterdir(): umask_mode(f)                                   # as save_pruned: readable by whom the umask says
         if path.exists(): path.rmdir()
-        os.rename(tmp, path)
+        os.rename(umask_mode(tmp, 0o777), path)
     finally: shutil.rmtree(tmp, ignore_errors=True)
     return path

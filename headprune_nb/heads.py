@@ -96,9 +96,11 @@ def _site_from(model, name, module, is_encdec):
     n_heads = q.out_features // head_dim
     n_kv, gqa = k.out_features // head_dim, isinstance(getattr(module, "num_key_value_groups", None), int)
     if v.out_features != k.out_features or n_heads % n_kv or (n_kv != n_heads and not gqa):
+        why = (f"{n_heads} query heads do not split evenly over {n_kv} KV heads" if gqa and n_heads % n_kv else
+               "key and value differ in size" if v.out_features != k.out_features else
+               "grouped-query attention is recognised in modules that repeat KV heads by `num_key_value_groups` (Llama, Qwen2, Mistral)")
         raise NotImplementedError(f"attention module {name!r} ({type(module).__name__}) has {q.out_features} query, "
-                                  f"{k.out_features} key and {v.out_features} value features: grouped-query attention is "
-                                  "recognised in modules that repeat KV heads by `num_key_value_groups` (Llama, Qwen2, Mistral)")
+                                  f"{k.out_features} key and {v.out_features} value features: {why}")
     out_proj, block = _out_proj_and_block(model, name, module)
     orig = tuple(getattr(module, "headprune_orig_heads", None) or range(n_heads))
     kv_orig = tuple(getattr(module, "headprune_kv_orig", None) or range(n_kv)) if gqa else ()

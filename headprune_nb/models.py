@@ -57,12 +57,16 @@ LLM_FAMILIES = {"llama": ("LlamaConfig", "LlamaForCausalLM", {}), "qwen2": ("Qwe
                 "mistral": ("MistralConfig", "MistralForCausalLM", {}),
                 "mqa": ("LlamaConfig", "LlamaForCausalLM", dict(num_key_value_heads=1))}
 
-def tiny_llm(family: str = "llama", layers: int = 2, heads: int = 6, kv_heads: int = 2, hidden: int = 48,
+def tiny_llm(family: str = "llama", layers: int = 2, heads: int = 6, kv_heads: int | None = None, hidden: int = 48,
              attn_implementation: str = "sdpa", **kw) -> nn.Module:
     "A tiny random decoder-only causal LM of `family` (one of `LLM_FAMILIES`) with grouped-query attention, in eval mode."
     import transformers
     if family not in LLM_FAMILIES: raise ValueError(f"unknown LLM family {family!r}; known: {', '.join(LLM_FAMILIES)}")
     cfg_name, cls_name, extra = LLM_FAMILIES[family]
+    fixed = extra.get("num_key_value_heads")
+    if fixed is not None and kv_heads not in (None, fixed):
+        raise ValueError(f"family {family!r} has {fixed} KV head(s); got kv_heads={kv_heads}: leave it out, or use 'llama'")
+    kv_heads = fixed or kv_heads or 2
     args = dict(vocab_size=100, hidden_size=hidden, intermediate_size=2 * hidden, num_hidden_layers=layers,
                 num_attention_heads=heads, num_key_value_heads=kv_heads, max_position_embeddings=128,
                 attn_implementation=attn_implementation, pad_token_id=0, bos_token_id=1, eos_token_id=2)

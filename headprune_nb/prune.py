@@ -60,7 +60,7 @@ class EmptyAttention(nn.Module):
             if self.is_cross and cache.is_updated.get(self.layer_idx): return
             sub = cache.cross_attention_cache if self.is_cross else cache.self_attention_cache
         else: sub = cache
-        empty = hidden.new_zeros(states.shape[0], 0, states.shape[1], self.head_dim)
+        empty = hidden.new_zeros(states.shape[0], 1, states.shape[1], 1)   # one 1-wide head: a cache reads a layer with no elements as empty
         sub.update(empty, empty, self.layer_idx)
         if self.is_cross and isinstance(cache, EncoderDecoderCache): cache.is_updated[self.layer_idx] = True
 

@@ -80,7 +80,7 @@ def dry_notes(folder) -> list[dict]:
     return [json.loads(l) for l in p.read_text(encoding="utf-8").splitlines() if l.strip()] if p.exists() else []
 
 
-# %% ../nbs/00_store.ipynb #a16a1b03
+# %% ../nbs/00_store.ipynb #6f6a31dc
 def umask_mode(path, mode: int = 0o666) -> Path:
     "Give `path` the mode a plain `open` would have (`mode` less the umask): `mkstemp` creates files 0600."
     mask = os.umask(0); os.umask(mask)
@@ -121,7 +121,7 @@ def save_figure(fig, path, dpi: int = 120) -> Path:
     buf = io.BytesIO(); fig.savefig(buf, format="png", dpi=dpi)
     return write_atomic(path, buf.getvalue())
 
-# %% ../nbs/00_store.ipynb #d179ccc1
+# %% ../nbs/00_store.ipynb #265fa113
 def write_csv(path, rows: list[dict]) -> Path:
     "Write a list of dicts as CSV, atomically (columns: union of keys, in first-seen order)."
     cols = list(dict.fromkeys(k for r in rows for k in r))
@@ -154,7 +154,7 @@ def read_csv(path, fix: str = "write it again (run what made it), or remove it")
             raise ValueError(f"{path}:{reader.line_num + 1}: not a CSV table ({type(e).__name__}); {fix}") from None
     return rows
 
-# %% ../nbs/00_store.ipynb #553aa2e1
+# %% ../nbs/00_store.ipynb #5def3bc6
 def other_tasks_rows(path, tasks) -> list[dict]:
     "Rows of an earlier run's CSV whose `task` is not in `tasks`: a run split by task keeps the others' results."
     path = Path(path)
@@ -181,7 +181,7 @@ def put_row(rows: list[dict], path, new: dict, key=("task", "method", "K")) -> l
     write_csv(path, rows)
     return rows
 
-# %% ../nbs/00_store.ipynb #6c91e653
+# %% ../nbs/00_store.ipynb #94127f03
 def cached_tensor(path, compute):
     "Load what was saved at `path` (tensors and plain containers), or `compute()` it and save it atomically."
     import torch
