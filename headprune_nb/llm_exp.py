@@ -14,7 +14,7 @@ from .gqa import removal_mode
 from .prune import prune_heads
 from .train import TrainConfig, train
 from .api import prune_to_k
-from .store import read_csv, read_json, write_csv, write_json, provenance, utc_now
+from .store import read_csv, read_json, write_csv, write_json, provenance, finish_provenance, utc_now
 from .bench import LoadMonitor
 from .verdicts import resample_weights, evidence, Evidence, Rule, claim_row, not_checked_row, LEVEL
 
@@ -230,13 +230,13 @@ def run(profile: str, out, data=None, progress: bool = True) -> list[dict]:
     rows = read_csv(out / "ppl.csv") if (out / "ppl.csv").exists() else []
     done = {tuple(str(r[k]) for k in KEY) for r in rows}
     todo = [k for k in grid(p) if tuple(str(k[c]) for c in KEY) not in done]
-    prov = provenance(profile, p["seeds"][0], dict(p, data=str(data or "")))
+    prov, t0 = provenance(profile, p["seeds"][0], dict(p, data=str(data or ""))), time.time()
     model0, tok = load_llm(p["model"])
     for key in tqdm(todo, desc="llm heads", disable=not progress):
         calib, evalb = _texts(p, tok, key["seed"], data)
         rows.append(run_row(model0, key, calib, evalb, p, out))
         write_csv(out / "ppl.csv", rows)
-    write_json(out / "provenance.json", dict(prov, finished_utc=utc_now(), rows=len(rows)))
+    finish_provenance(out, prov, t0, rows=len(rows))                   # wall_seconds: this call's (a resumed run's part)
     return rows
 
 # %% ../nbs/99_llm_exp.ipynb #a1sp0002
