@@ -95,7 +95,7 @@ def cmd_list(args) -> None:
     print("Times: smoke and cpu measured on 2 CPU cores (other work on the machine makes them longer); full: GPU hours for one "
           "GPU. How each committed run went: its provenance.json in reproduce/results/<profile>/<name>/, and CHANGELOG.md.\n")
     for e in EXPERIMENTS.values():
-        print(f"{e.name}\n  {e.title}\n  checks: {e.checks}\n  profiles: {', '.join(PROFILES)}"
+        print(f"{e.name}\n  {e.title}\n  checks: {e.checks}\n  profiles: {', '.join(e.profiles)}"
               + "".join(f"\n    {p}: {t}" for p, t in runtime_of(e.name).items())
               + (f"\n  published: {', '.join(e.published)}" if e.published else "") + f"\n  {cost_line(e.name)}")
     _print_cost_table()

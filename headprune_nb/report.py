@@ -8,7 +8,7 @@ import base64, html, json, os, re, time
 from pathlib import Path
 import headprune_nb
 from .reproduce import (EXPERIMENTS, PROFILES, reproduce_dir, results_dir, committed_dir, USER_RESULTS, read_csv,
-                                    markdown_table, write_atomic, finished, write_csv)
+                                    markdown_table, write_atomic, finished, write_csv, COMPLETE)
 from .verdicts import verdict_kind, verdict_counts, verdict_word
 
 
@@ -148,7 +148,8 @@ def side_by_side(committed: list[dict] | None, yours: list[dict] | None) -> list
 
 # %% ../nbs/92_report.ipynb #9c895cf8
 PAPERS = {"michel2019": "Michel et al. 2019", "dsp2021": "Li et al. 2021 (DSP)", "pass2023": "PASS 2023",
-          "behnke2020": "Behnke & Heafield 2020", "baselines": "baselines"}
+          "behnke2020": "Behnke & Heafield 2020", "baselines": "baselines",
+          "llm": "LLM heads (no paper: issue 39)"}
 PAPERS["voita"] = PAPERS["dsp2021"]     # voita_lambda checks Li et al.'s re-run of Voita's pruner (their Figure 3, section 5.2)
 
 def paper_of(experiment: str, of_paper: str = "") -> str:
@@ -344,6 +345,10 @@ def _provenance_lines(d: Path) -> list[str]:
     return [(f"{f.removesuffix('_provenance.json')} part: " if f != "provenance.json" else "") + _provenance_line(d, f)
             for f in dict.fromkeys(p for p in parts if p != "provenance.json" or len(parts) == 1)] or [_provenance_line(d)]
 
+def _unfinished(d: Path) -> bool:
+    "Does folder `d` hold files of a run that has not finished (no `complete.json`)?"
+    return d.is_dir() and any(d.iterdir()) and not (d / COMPLETE).exists()
+
 def _table_blocks(d_c: Path | None, d_y: Path | None) -> list[tuple]:
     "Each `*vs_published*.csv` of the committed run and of yours: side by side where the rows line up."
     names = sorted({f.name for d in (d_c, d_y) if d is not None for f in d.glob("*vs_published*.csv")})
@@ -385,6 +390,9 @@ def report_blocks(found, claims: list[dict], yours=()) -> list[tuple]:
         blocks += [("h", 2, f"{name}: {exp.title}"), ("p", f"Checks: {exp.checks}")]
         profiles = [p for p in PROFILES if (name, p) in ran or (name, p) in mine]
         if not profiles: blocks.append(("p", "Not run yet (`headprune reproduce " + name + " --profile cpu`)."))
+        for profile in [p for p in PROFILES if (name, p) not in ran and _unfinished(committed_dir(name, p))]:
+            blocks.append(("p", f"profile {profile}: a run is unfinished in reproduce/results/{profile}/{name} (no complete.json): "
+                                "no verdicts from it until it finishes."))
         for profile in profiles:
             d_c, d_y = ran.get((name, profile)), mine.get((name, profile))
             blocks.append(("h", 3, f"profile {profile}"))

@@ -36,6 +36,7 @@ class Experiment:
     published: tuple[str, ...] = ()
     runtime: dict = field(default_factory=dict)   # cpu, full -> rough wall-clock time (smoke: measured, `runtime_of`)
     reproduces: str = ""                           # in short: the published tables and figures its full run reproduces
+    profiles: tuple[str, ...] = PROFILES           # the profiles it has (llm_heads: no full one)
 
 EXPERIMENTS = {e.name: e for e in [
     Experiment("michel2019_speed", "michel2019_speed.ipynb",
@@ -95,6 +96,17 @@ EXPERIMENTS = {e.name: e for e in [
                 "behnke2020_claims.csv"),
                {"cpu": "about 2.2 h per seed, 6.5 h for the default three seeds (it trains its own models)",
                 "full": "GPU hours: the cost line below"}, "Behnke & Heafield 2020 Tables 3, 5, 7"),
+    Experiment("llm_heads", "llm_heads.ipynb",
+               "Pruning query heads of a GQA LLM (SmolLM2-135M): every method and removal mode, beside two peers",
+               "perplexity on held-out English vs the share of query heads removed (0 to 50%) for every method, scoring "
+               "query heads or KV groups, in three removal modes, with and without a short recovery fine-tune; prefill "
+               "and decode tokens/s of the pruned models timed in alternation with the unpruned one; Torch-Pruning's "
+               "even-per-group criterion and LLM-Pruner-style whole-group removal at the same shares; four claims "
+               "registered before the run (no paper: issue 39)",
+               (), {"cpu": "not measured yet: the first cpu run (SmolLM2-135M, 418 grid rows, then the speed phase) is running; "
+                           "it needs the llm extra"},
+               "no published tables: SmolLM2 perplexity and speed curves of every method and mode, and two peers",
+               profiles=("smoke", "cpu")),
 ]}
 
 def get_experiment(name: str, profile: str | None = None) -> Experiment:
@@ -103,7 +115,10 @@ def get_experiment(name: str, profile: str | None = None) -> Experiment:
         raise KeyError(f"unknown experiment {name!r}; available: {', '.join(sorted(EXPERIMENTS))} (see `headprune list`)")
     if profile is not None and profile not in PROFILES:
         raise ValueError(f"unknown profile {profile!r}; choose one of {', '.join(PROFILES)}")
-    return EXPERIMENTS[name]
+    exp = EXPERIMENTS[name]
+    if profile is not None and profile not in exp.profiles:
+        raise ValueError(f"{name} has no {profile} profile; its profiles: {', '.join(exp.profiles)}")
+    return exp
 
 # %% ../nbs/90_reproduce.ipynb #049ba2e1
 INSTALLED = Path(headprune_nb.__file__).resolve().parent / "_reproduce"
@@ -216,15 +231,11 @@ KERNEL_ENV = {"KINETO_LOG_LEVEL": "6",              # no "USDT ... profiler_star
 @contextmanager
 def quiet_kernel():
     "Set `KERNEL_ENV` (unless already set) for the kernels started inside, then restore the environment."
-    import logging
     added = {k: v for k, v in KERNEL_ENV.items() if k not in os.environ}
     os.environ.update(added)
-    known = lambda r: not r.getMessage().startswith("Passed unknown parameter")   # check_params knows them (annotated ones too)
-    logging.getLogger("papermill").addFilter(known)
     try: yield
     finally:
         for k in added: os.environ.pop(k, None)
-        logging.getLogger("papermill").removeFilter(known)
 
 def live_output(progress: bool) -> dict:
     "papermill arguments that stream the cells' printed output (stdout and stderr) to our stderr while they run."
@@ -236,7 +247,7 @@ _TYPES = {"int": (int,), "float": (int, float), "str": (str,), "bool": (bool,), 
           "tuple": (list, tuple), "dict": (dict,), "None": (type(None),)}
 
 def notebook_params(name: str) -> dict[str, dict]:
-    "An experiment's notebook parameters, from its cell tagged `parameters`: name -> {default, inferred_type_name, help} (papermill's keys; read with `ast`, as papermill's reader drops an annotation such as `list[float] | None`)."
+    "An experiment's notebook parameters, from its cell tagged `parameters`: name -> {default, inferred_type_name, help} (papermill's keys, read with `ast`: papermill 2.7 reads only annotations of names, brackets and commas, so the notebooks write `Optional[list[float]]`, never `list[float] | None`)."
     import ast
     nb = json.loads((reproduce_dir() / get_experiment(name).notebook).read_text())
     src = "".join(next(c for c in nb["cells"] if "parameters" in c.get("metadata", {}).get("tags", []))["source"])
@@ -259,7 +270,7 @@ def _default(spec: dict):
 LIMITS = dict(depth=4, items=10_000, int_bits=63)      # a --param value: nesting, items per list or dict, integer size
 
 def declared(spec: dict) -> str | None:
-    "The type a parameter takes: its annotation (`lambdas: list[float] | None = None`), else its literal default's type; None: neither."
+    "The type a parameter takes: its annotation (`lambdas: Optional[list[float]] = None`), else its literal default's type; None: neither."
     ann = spec.get("inferred_type_name") or "None"
     if ann != "None": return ann
     default = _default(spec)
@@ -267,10 +278,13 @@ def declared(spec: dict) -> str | None:
     return type(default).__name__
 
 def fits(value, ann: str) -> bool:
-    "Does `value` fit annotation `ann`: int, float, str, bool, None, list[X], tuple[X, ...], dict[K, V], X | Y (other names: anything)?"
+    "Does `value` fit annotation `ann`: int, float, str, bool, None, list[X], tuple[X, ...], dict[K, V], X | Y, Optional[X], Union[X, Y] (other names: anything)?"
     import ast
     def ok(v, n):
         if isinstance(n, ast.BinOp): return ok(v, n.left) or ok(v, n.right)
+        if isinstance(n, ast.Subscript) and getattr(n.value, "id", None) in ("Optional", "Union"):
+            alts = n.slice.elts if isinstance(n.slice, ast.Tuple) else [n.slice]
+            return (v is None and n.value.id == "Optional") or any(ok(v, a) for a in alts)
         if isinstance(n, ast.Constant): return v is None or n.value is Ellipsis
         if isinstance(n, ast.Subscript):
             args = n.slice.elts if isinstance(n.slice, ast.Tuple) else [n.slice]
@@ -389,6 +403,7 @@ def run_all(profile: str, params: dict | None = None, out_root=None, force: bool
     for name in bar:
         bar.set_postfix_str(name)
         out = Path(out_root) / name if out_root else results_dir(name, profile)
+        if profile not in EXPERIMENTS[name].profiles: status[name] = f"skipped (no {profile} profile)"; continue
         if not force and is_complete(out, profile, params): status[name] = "skipped (complete)"; continue
         try:
             run_experiment(name, profile, params, out, command=command, progress=progress, fresh=force)
@@ -518,7 +533,7 @@ def dry_run_all(params: dict | None = None, out_root=None, progress: bool = True
     import shutil
     root = Path(out_root) if out_root else dry_run_root()
     shutil.rmtree(root / ".dry-run-cache", ignore_errors=True)      # one fresh cache shared by this run's experiments
-    names = ["baselines"] + [n for n in EXPERIMENTS if n != "baselines"]
+    names = ["baselines"] + [n for n in EXPERIMENTS if n != "baselines" and "full" in EXPERIMENTS[n].profiles]
     status, rows = {}, []
     for name in names:
         try:
@@ -540,6 +555,7 @@ def cost_line(name: str, profile: str | None = None, path=None) -> str:
     "One line saying what a run of `name` costs in `profile`: smoke and cpu as measured (the registry), full from the cost table."
     if profile in ("smoke", "cpu"):
         return f"{profile} run: {runtime_of(name)[profile]}, on 2 CPU cores (other work on the machine makes it longer)"
+    if "full" not in EXPERIMENTS[name].profiles: return f"full run: none ({name} has only the {' and '.join(EXPERIMENTS[name].profiles)} profiles)"
     row = next((r for r in cost_table(path) if r["name"] == name), None)
     if row is None: return "full run cost: not estimated yet (run `headprune reproduce --all --profile full --dry-run`)"
     if not row["train_steps"] and not row["eval_examples"]:       # michel2019_speed: it only times forward passes

@@ -20,10 +20,12 @@ def test_list_names_experiments_and_profiles(headprune):
     r = run(headprune, "list")
     assert r.returncode == 0
     assert "michel2019_speed" in r.stdout and "smoke, cpu, full" in r.stdout and "michel2019_table4.csv" in r.stdout
+    assert "llm_heads\n" in r.stdout and "profiles: smoke, cpu\n" in r.stdout and "full run: none (llm_heads has only" in r.stdout
 
 @pytest.mark.parametrize("args, message", [
-    (["reproduce", "no_such_experiment"], "unknown experiment 'no_such_experiment'; available: baselines, behnke2020, dsp2021, michel2019_ablation"),
+    (["reproduce", "no_such_experiment"], "unknown experiment 'no_such_experiment'; available: baselines, behnke2020, dsp2021, llm_heads, michel2019_ablation"),
     (["reproduce", "michel2019_speed", "--profile", "gpu"], "unknown profile 'gpu'; choose one of smoke, cpu, full"),
+    (["reproduce", "llm_heads", "--profile", "full"], "llm_heads has no full profile; its profiles: smoke, cpu"),
     (["reproduce", "michel2019_speed", "--param", "oops"], "--param expects key=value"),
     (["bench", "--model", "no-such-model"], "neither a known architecture"),
     (["bench", "--model", "tiny-bert", "--keep-fraction", "1.5"], "--keep-fraction must be in (0, 1]"),

@@ -339,7 +339,7 @@ def test_param_values_fit_their_annotation():
 def test_every_parameter_has_a_type():
     from headprune_nb.reproduce import EXPERIMENTS, RESERVED, notebook_params, declared
     untyped = [(n, k) for n in EXPERIMENTS for k, s in notebook_params(n).items() if k not in RESERVED and declared(s) is None]
-    assert not untyped, f"annotate these parameters (e.g. `lambdas: list[float] | None = None`): {untyped}"
+    assert not untyped, f"annotate these parameters (e.g. `lambdas: Optional[list[float]] = None`; papermill reads no `X | None`): {untyped}"
 
 # --- 40.6 report over damaged results --------------------------------------------------------------
 @pytest.mark.parametrize("content, words", [(b'claim,verdict\n"unterminated,x\n', ["claims.csv:2", "unterminated quote"]),

@@ -369,3 +369,15 @@ def test_behnke2020_smoke_rounds_tables_and_resume(tmp_path, monkeypatch, smoke_
     with pytest.raises(Exception, match=r'seed 1: .*unfinished run started on its own; finish it first .*--param "seed=1" --param "seeds=\[1\]"'):
         run_experiment("behnke2020", "smoke", out_dir=alone.parent, progress=False)
     assert [f.name for f in alone.iterdir()] == [".headprune-params.json"]          # left as it was
+
+def test_llm_heads_smoke_grid_speed_and_claims(smoke_run):
+    "The llm_heads smoke run (`headprune reproduce llm_heads`): the perplexity grid without timings, the speed phase after it, four claims."
+    from headprune_nb.llm_exp import PROFILES, grid
+    out = smoke_run("llm_heads")
+    rows = read_csv(out / "ppl.csv")
+    assert len(rows) == len(grid(PROFILES["smoke"])) and not any("decode_b1" in r for r in rows)
+    speed = read_csv(out / "speed.csv")
+    assert {(r["method"], r["batch_size"]) for r in speed} == {("none", 1), ("none", 16), ("michel", 1), ("michel", 16)}
+    assert json.loads((out / "speed_provenance.json").read_text())["load"]["rounds"] >= 2
+    claims = read_csv(out / "claims.csv")
+    assert len(claims) == 4 and claims[-1]["claim"] == "removing heads makes decoding faster at batch 1"

@@ -71,7 +71,7 @@ def stage(src: Path, es5: Path) -> list[str]:
     (src / "nbs").mkdir()
     for p in nbs: strip_directives(p, src / "nbs" / p.name)
     (src / "reproduce").mkdir()
-    reproductions = [Path(e.notebook) for e in EXPERIMENTS.values()]     # the registry's order, then any other (llm_heads)
+    reproductions = [Path(e.notebook) for e in EXPERIMENTS.values()]     # the registry's order, then any other
     reproductions += sorted(Path(p.name) for p in (ROOT / "reproduce").glob("*.ipynb") if Path(p.name) not in reproductions)
     for nb in reproductions:
         ran = ROOT / "reproduce" / "results" / "cpu" / nb.stem / nb
