@@ -80,7 +80,7 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--model", required=True, help="folder with config.json, model.safetensors, inputs.safetensors")
     ap.add_argument("--drop", default="", help='heads to remove, JSON {"layer": [head, ...]}; empty: the original model')
     ap.add_argument("--batches", default="1,16,64")
-    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--repeats", type=int, default=2)
     ap.add_argument("--min-seconds", type=float, default=1.0)
     ap.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
     return ap
