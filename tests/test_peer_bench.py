@@ -50,6 +50,7 @@ def test_provenance(result):
     assert prov["command"].startswith("python tools/peer_bench.py --peer self")
     assert prov["params"]["heads_removed"]["0.5"] == {"0": [0, 1], "1": [1, 3]}      # 2 of 4 heads of each layer
     assert len(prov["timings"]) == 2 and len(prov["load"]) == 2
+    assert prov["fused_qkv_sites"]["0.5"] == {"ours": 2, "peer": 2} and prov["fused_qkv_sites"]["0"]["ours"] == 0
 
 
 def test_alternation(pb, monkeypatch):

@@ -1,10 +1,10 @@
 """Faster than the peers, in one command: our pruned models against a peer library's, timed in one run (issue 42).
 
 `--peer hf4`: bert-base shapes (random weights saved once as safetensors, loaded by both sides), sequence 128, the
-same heads removed (each share of every layer's heads, the same ids on both sides: ours `prune_heads`, theirs
-transformers 4's `model.prune_heads(dict)`), batch 1, 16, 64, examples/s of the original and the pruned model, each
-timed in its own process (tools/peer_worker.py), ours and theirs alternated over rounds (ABBA), under
-`bench.LoadMonitor`. The peer runs in its own virtualenv ($HEADPRUNE_CACHE/peers/hf4: created once, reused) with
+same heads removed (each share of every layer's heads, the same ids on both sides: ours `prune_heads`, which
+also runs each site's Q/K/V as one matmul; theirs transformers 4's `model.prune_heads(dict)`), batch 1, 16, 64,
+examples/s of the original and the pruned model, each timed in its own process (tools/peer_worker.py),
+ours and theirs alternated over rounds (ABBA), under `bench.LoadMonitor`. The peer runs in its own virtualenv ($HEADPRUNE_CACHE/peers/hf4: created once, reused) with
 transformers < 5 and the same torch build as ours. Each ratio gets a 95% t interval over the rounds. The goals:
 3a the speed-up that pruning buys (same library) ours above theirs (interval of the difference above 0) and at least
 90% of the FLOP-ideal gain at batch >= 16; 3b our pruned model faster than theirs (interval of the ratio above 1).
@@ -27,10 +27,6 @@ SHAPES = {"bert-base": dict(hidden_size=768, num_hidden_layers=12, num_attention
 IDEAL_SHARE, IDEAL_FROM_BATCH = 0.9, 16    # goal 3a's second half: >= 90% of the FLOP-ideal gain at batch >= 16
 
 
-def cache_root() -> Path:
-    return Path(os.environ.get("HEADPRUNE_CACHE", Path.home() / ".cache" / "headprune")).expanduser()
-
-
 @dataclass
 class Peer:
     "A library we time against: the worker side that prunes with it, and how to get a Python that has it."
@@ -51,8 +47,9 @@ PEERS = {"hf4": Peer("hf4", "hf4", (HF4_SPEC, "safetensors")), "self": Peer("sel
 def prepare_venv(name: str, packages) -> str:
     "The peer's virtualenv under $HEADPRUNE_CACHE/peers/NAME with our torch build and `packages`; made once (locked), reused."
     import torch
+    from headprune_nb.recipes import cache_dir
     from headprune_nb.store import folder_lock, write_atomic
-    folder = cache_root() / "peers" / name
+    folder = cache_dir() / "peers" / name
     want = json.dumps(dict(torch=torch.__version__, packages=list(packages)))
     py = folder / "venv" / "bin" / "python"
     with folder_lock(folder, wait=True):
@@ -285,6 +282,7 @@ def main(argv=None) -> int:
                 attn=dict(ours=first["ours", "0"]["attn"], peer=first[peer.name, "0"]["attn"]),
                 params={**prov["params"], "heads_removed": variants},
                 params_pruned={v: dict(ours=first["ours", v]["params"], peer=first[peer.name, v]["params"]) for v in variants},
+                fused_qkv_sites={v: dict(ours=first["ours", v]["fused_qkv"], peer=first[peer.name, v]["fused_qkv"]) for v in variants},
                 max_abs_output_diff=agree, load=loads, stopped=stopped, finished_utc=utc_now(),
                 wall_seconds=round(time.time() - t0, 1),
                 timings=[{f"{s}|{v}": rec[s, v]["seconds"] for s, v in rec} for rec in records])

@@ -63,7 +63,8 @@ def run(args) -> dict:
     inputs = load_file(str(Path(args.model) / "inputs.safetensors"))
     rec = dict(side=args.side, transformers=transformers.__version__, torch=torch.__version__,
                threads=torch.get_num_threads(), attn=model.config._attn_implementation,
-               params=sum(p.numel() for p in model.parameters()), seconds={}, check={})
+               params=sum(p.numel() for p in model.parameters()), seconds={}, check={},
+               fused_qkv=sum(type(m).__name__ == "QKVPart" for m in model.modules()) // 3)   # sites (ours: after pruning)
     with torch.inference_mode():
         for b in (int(x) for x in args.batches.split(",")):
             ids = inputs[f"ids_{b}"]
