@@ -12,9 +12,9 @@ import transformers
 from .heads import HeadIndex, Site, qkv_names, N_HEADS_ATTRS
 
 # %% auto #0
-__all__ = ['TOKENIZER_FILES', 'WEIGHTS', 'SAVED_FILES', 'check_keep', 'EmptyAttention', 'gqa_layout', 'prune_heads',
-           'head_layout', 'kv_layout', 'apply_layout', 'save_tokenizer', 'is_saved_model', 'recover_saved',
-           'save_pruned', 'load_pruned']
+__all__ = ['TOKENIZER_FILES', 'WEIGHTS', 'SAVED_FILES', 'check_keep', 'EmptyAttention', 'gqa_layout', 'QKVPart', 'fuse_qkv',
+           'prune_heads', 'head_layout', 'kv_layout', 'apply_layout', 'save_tokenizer', 'is_saved_model',
+           'recover_saved', 'save_pruned', 'load_pruned']
 
 # %% ../nbs/02_prune.ipynb #bfb661cb
 def check_keep(index: HeadIndex, keep) -> torch.Tensor:
@@ -120,16 +120,52 @@ def _prune_site(model: nn.Module, site: Site, kept: list[int]) -> None:
         if isinstance(getattr(module, attr, None), int): setattr(module, attr, len(kept) * site.head_dim)
     if hasattr(module, "_set_skip_embed_dim_check"): module._set_skip_embed_dim_check()   # fairseq
 
+# %% ../nbs/02_prune.ipynb #94f0cb55
+class QKVPart(nn.Linear):
+    "A q, k or v projection whose site runs all three as one matmul in inference (`fuse_qkv`); trains and saves as a plain `nn.Linear`."
+    def forward(self, x):
+        g = self.qkv_group
+        if self.training or torch.is_grad_enabled(): return super().forward(x)
+        if g.get("x") is not x or self in g["used"]:           # a new input: one matmul for all three parts
+            w, b = _fused_weights(g)
+            g.update(x=x, used=set(), out=torch.nn.functional.linear(x, w, b).split([p.out_features for p in g["parts"]], -1))
+        g["used"].add(self)
+        out = g["out"][g["parts"].index(self)]
+        if len(g["used"]) == 3: g.update(x=None, out=None)        # nothing held between forward passes
+        return out
+
+def _fused_weights(g):
+    "The three parts' weights and biases stacked, rebuilt whenever one of them changed (pruned again, loaded, trained)."
+    ver = lambda t: (t.data_ptr(), t.dtype, 0 if t.is_inference() else t._version)     # moved, cast or written in place
+    ps = g["parts"]; key = tuple(ver(t) for p in ps for t in (p.weight, p.bias))
+    if g.get("key") != key:
+        g.update(key=key, w=torch.cat([p.weight.detach() for p in ps]), b=torch.cat([p.bias.detach() for p in ps]))
+    return g["w"], g["b"]
+
+# %% ../nbs/02_prune.ipynb #fc420f1a
+def fuse_qkv(model: nn.Module) -> nn.Module:
+    "Run each self-attention site's q, k and v projections as one matmul in inference (no parameter changes: state dict, gates, pruning as before)."
+    for site in HeadIndex.from_model(model).sites:
+        module = model.get_submodule(site.name)
+        if not site.n_heads or site.kind == "cross" or qkv_names(module) is None: continue
+        parts = [getattr(module, n) for n in qkv_names(module)]
+        if any(p.bias is None or p.in_features != parts[0].in_features for p in parts): continue
+        group = dict(parts=parts, used=set())
+        for p in parts: p.__class__, p.qkv_group = QKVPart, group
+    return model
+
 # %% ../nbs/02_prune.ipynb #e5b118e0
 def prune_heads(model: nn.Module, keep) -> nn.Module:
-    "Physically remove every head whose entry in the boolean mask `keep` ([H], current head order) is False."
+    "Physically remove every head whose entry in the boolean mask `keep` ([H], current head order) is False; gates still set go (`clear_head_gates`), Q/K/V run as one matmul (`fuse_qkv`)."
+    from headprune_nb.gates import clear_head_gates
     index = HeadIndex.from_model(model)
     keep = check_keep(index, keep)
+    clear_head_gates(model)            # they gate the heads as they were; left on, every forward would run the gating wrapper
     for i, site in enumerate(index.sites):
         local = keep[index.span(i)].nonzero().flatten().tolist()
         _prune_site(model, site, local)
         if local: model.get_submodule(site.name).headprune_orig_heads = tuple(site.orig_heads[h] for h in local)
-    return model
+    return fuse_qkv(model)
 
 def head_layout(model: nn.Module) -> dict[str, list[int]]:
     "Original ids of the heads each attention site still has (site name -> list)."
