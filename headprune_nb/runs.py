@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import torch
 from tqdm.auto import tqdm
-from .store import write_json, utc_now, _git_commit, machine_info, cached_tensor, folder_lock
+from .store import write_json, utc_now, _git_commit, machine_info, cached_tensor, folder_lock, key_lock
 
 # %% auto #0
 __all__ = ['SEEDS', 'BUDGETS', 'EXECUTORS', 'EXECUTOR_ENV', 'WORKER_ENV', 'HEAD_SCANS', 'ngram_stats', 'bleu_from_stats',
