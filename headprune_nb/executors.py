@@ -7,8 +7,8 @@ from __future__ import annotations
 import importlib, importlib.util, json, math, os, re, subprocess, sys, time, traceback
 from dataclasses import dataclass, asdict
 from pathlib import Path
-from .runs import (RunKey, EXECUTORS, LocalExecutor, WORKER_ENV, make_one, load_record, record_path, lock_path, KeyBusy, lock_stale)
-from .store import write_json, utc_now
+from .runs import (RunKey, EXECUTORS, LocalExecutor, WORKER_ENV, make_one, load_record, record_path, lock_path)
+from .store import write_json, utc_now, lock_stale, lock_holder
 from fastcore.basics import patch_to
 
 # %% auto #0
@@ -98,7 +98,7 @@ def work(grid, indices=None, claim: bool = False, log: str | None = None) -> int
         if claim and failure_path(grid, key).exists(): continue
         try:
             if claim and load_record(folder, key) is None and not _free(folder, key): continue    # another worker makes it
-            make_one(run, folder, key, said=lambda r: print(f"made {key.task}/{key.name}", flush=True))
+            make_one(run, folder, key, said=lambda r: print(f"made {key.task}/{key.name}", flush=True), log=log)
         except Exception as e:
             bad += 1; print(f"FAILED {key.task}/{key.name}: {type(e).__name__}: {e}", file=sys.stderr, flush=True)
             write_json(failure_path(grid, key), dict(key=asdict(key), error=f"{type(e).__name__}: {e}", log=log,
@@ -170,11 +170,13 @@ class _Watch:
             elif failure_path(self.grid, key).exists() or gone(key):
                 self.todo.remove(key); yield key, None, RuntimeError(why(key))
 
-def _why(grid, key, log) -> str:
-    "One line: why `key` has no record, and where its log is."
+def _why(grid, folder, key, log) -> str:
+    "One line: why `key` has no record, and its log: the one its worker named (its failure file, or the lock a killed worker left), else `log`."
     f = failure_path(grid, key)
     said = json.loads(f.read_text()) if f.exists() else {}
-    return f"{said.get('error', 'ended without its record (killed, cancelled or out of time)')}; log: {said.get('log') or log}"
+    held = lock_holder(lock_path(folder, key))
+    return (f"{said.get('error', 'ended without its record (killed, cancelled or out of time)')}; "
+            f"log: {said.get('log') or held.get('log') or log}")
 
 # %% ../nbs/18_executors.ipynb #e18c0014
 class GpusExecutor:
@@ -198,7 +200,7 @@ class GpusExecutor:
         try:
             while watch.todo:
                 ended = all(p.poll() is not None for p in procs.values())
-                yield from watch.poll(lambda k: ended, lambda k: _why(grid, k, logs))
+                yield from watch.poll(lambda k: ended, lambda k: _why(grid, folder, k, logs))
                 time.sleep(self.poll)
         finally:
             for p in procs.values():
@@ -209,11 +211,18 @@ class GridTask:
     "What one array task runs: `work` on the grid file, in the job's process; requeued by submitit on preemption or timeout."
     def __init__(self, grid: str): self.grid = str(grid)
     def __call__(self, indices, log=None):
-        return work(self.grid, list(indices), log=log or os.environ.get("HEADPRUNE_TASK_LOG"))
+        return work(self.grid, list(indices), log=log or _job_log())
     def checkpoint(self, indices, log=None):
         "Requeue the same keys (their finished records are kept; a run in progress resumes from its checkpoint)."
         import submitit
         return submitit.helpers.DelayedSubmission(GridTask(self.grid), indices, log)
+
+def _job_log() -> str | None:
+    "This array task's log (submitit's stderr file), None outside a submitit job."
+    try:
+        import submitit
+        return str(submitit.JobEnvironment().paths.stderr)
+    except Exception: return None
 
 def squeue_states(job_id: str) -> dict | None:
     "{array task id: Slurm state} of `job_id`'s tasks still in the queue (PENDING, RUNNING, ...); None: squeue did not answer."
@@ -257,6 +266,7 @@ def map(self, run, keys, folder):
     if runs_here(run, "slurm"): yield from LocalExecutor().map(run, keys, folder); return
     held = lambda k: lock_path(folder, k).exists() and not lock_stale(lock_path(folder, k))
     fresh = [k for k in keys if not held(k)]                 # a key a live job of an earlier submission holds: waited for
+    earlier = {k: lock_holder(lock_path(folder, k)).get("log") or "the earlier submission's job log" for k in keys if k not in fresh}
     grid = write_grid(folder, run, fresh or keys)
     job, chunks, logs = self.submit(grid, fresh) if fresh else (None, {}, {})
     task_of = {fresh[i]: t for t, ix in chunks.items() for i in ix}
@@ -267,7 +277,7 @@ def map(self, run, keys, folder):
         while watch.todo:
             states = squeue_states(job) if job else {}
             gone = lambda k: states is not None and (task_of[k] not in states if k in task_of else not held(k))
-            why = lambda k: _why(grid, k, logs.get(task_of.get(k), "the earlier submission's job log"))
+            why = lambda k: _why(grid, folder, k, logs[task_of[k]] if k in task_of else earlier[k])
             for key, rec, err in watch.poll(gone, why):
                 failed += err is not None; yield key, rec, err
             st = list((states or {}).values())

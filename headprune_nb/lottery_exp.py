@@ -49,9 +49,10 @@ def settings(profile: str, given: dict) -> dict:
 TRAINING = ("task", "epochs", "rewind_epochs", "round_epochs", "per_round", "train_limit", "eval_limit", "beam")
 
 def bases(P: dict, speed_repeats: int, device: str) -> dict:
-    "The `base` of each kind of key: 'train' (lottery, tickets, controls) a digest of `TRAINING`'s settings; 'timing' that of these and the timing's."
+    "The `base` of each kind of key: 'train' (lottery, tickets, controls) a digest of `TRAINING`'s settings (and the precision unless fp32); 'timing' that of these and the timing's."
     from headprune_nb.recipes import spec_digest
-    train = {k: P.get(k) for k in TRAINING}
+    from headprune_nb.train import run_precision
+    train = {k: P.get(k) for k in TRAINING} | ({} if run_precision() == "fp32" else dict(precision=run_precision()))
     return dict(train=spec_digest(train), timing=spec_digest(dict(train, speed_repeats=speed_repeats, device=device)))
 
 # %% ../nbs/96_lottery_exp.ipynb #9bbe401d
@@ -646,10 +647,10 @@ def reinitialised(self: LotteryRun, i: int):
 def scored(self: LotteryRun, key: RunKey, model, metrics: dict) -> RunRecord:
     "The record of a trained ticket or control: its heads, BLEU, sacreBLEU and per-sentence statistics from one translation of the test set."
     from headprune_nb.runs import bleu_sample
-    from headprune_nb.train import translate, bleu
+    from headprune_nb.train import translate, bleu, at_precision
     src, ref = self.test
     t0 = time.time()
-    hyps = translate(model, self.vocab, src, beam=self.P["beam"])
+    hyps = at_precision(lambda m: translate(m, self.vocab, src, beam=self.P["beam"]))(model)   # at the run's precision
     got = dict(metrics, **bleu(hyps, ref), decode_seconds=round(time.time() - t0, 1))
     return RunRecord(key, kept=self.keep(round_of(key)).tolist(), metric=got["bleu_tok"], scores=bleu_sample(hyps, ref),
                      extra={k: got.get(k) for k in ("sacrebleu", "steps", "train_seconds", "decode_seconds")})
@@ -670,12 +671,13 @@ def run_reinit(self: LotteryRun, key: RunKey) -> RunRecord:
 @patch
 def decode_times(self: LotteryRun, model) -> list[float]:
     "Seconds to translate the test set, `speed_repeats` times after one warm-up run."
-    from headprune_nb.train import translate
+    from headprune_nb.train import translate, at_precision
     src = self.test[0]
-    translate(model, self.vocab, src[:64], beam=self.P["beam"])
+    decode = lambda n: at_precision(lambda m: translate(m, self.vocab, src[:n], beam=self.P["beam"]))(model)   # at the run's precision
+    decode(64)
     times = []
     for _ in range(self.speed_repeats):
-        t0 = time.perf_counter(); translate(model, self.vocab, src, beam=self.P["beam"]); times.append(time.perf_counter() - t0)
+        t0 = time.perf_counter(); decode(len(src)); times.append(time.perf_counter() - t0)
     return times
 
 # %% ../nbs/96_lottery_exp.ipynb #36d650df

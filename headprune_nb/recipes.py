@@ -11,8 +11,8 @@ import torch
 from .data import (load_glue, glue_task, bucket_batches, collate_classification, collate_translation,
                                synthetic_classification, synthetic_translation, Vocab, vocab_beside, read_lines, prepare_translation,
                                data_dir, WordTokenizer, FULL_SIZES, FIXTURES)
-from .store import dry_run, dry_cap, dry_note, dry_replay, dry_batches
-from .train import TrainConfig, train, task_loss, accuracy, translate, bleu
+from .store import dry_run, dry_cap, dry_note, dry_replay, dry_batches, key_lock
+from .train import TrainConfig, train, task_loss, accuracy, translate, bleu, run_precision, at_precision
 
 # %% auto #0
 __all__ = ['CLS_RECIPES', 'MT_RECIPES', 'BASELINE', 'ORIGIN', 'VOITA_LAMBDAS', 'cache_dir', 'ClsRecipe', 'cls_data', 'cls_model',
@@ -124,6 +124,7 @@ def train_config(r, n_batches: int, seed: int = 0, device: str = "cpu") -> Train
     else: cfg = TrainConfig(epochs=r.epochs, lr=r.lr, betas=(0.9, 0.98), schedule="inverse_sqrt", warmup_steps=r.warmup,
                        label_smoothing=r.label_smoothing, weight_decay=r.weight_decay, clip_norm=None, seed=seed,
                        device=device, checkpoint_every=max(1, n_batches // 2), snapshot_epochs=r.snapshot_epochs)
+    cfg = dataclasses.replace(cfg, precision=run_precision())         # the run's precision (train.use_precision): fp32 by default
     return dataclasses.replace(cfg, max_steps=dry_cap(cfg.max_steps, "steps")) if dry_run() else cfg
 
 def translation_data(corpus: str, seed: int = 0) -> dict:
@@ -188,7 +189,7 @@ def run_mt_recipe(r: MtRecipe, seed: int = 0, device: str = "cpu", out_dir=None,
     test_src, test_tgt = data["test"]
     if eval_limit: test_src, test_tgt = test_src[:eval_limit], test_tgt[:eval_limit]
     t0 = time.time()
-    hyps = translate(model, vocab, test_src, beam=r.beam)
+    hyps = at_precision(lambda m: translate(m, vocab, test_src, beam=r.beam))(model)
     metrics.update(bleu(hyps, test_tgt), train_pairs=len(data["train"][0]), test_pairs=len(test_src), vocab=len(vocab),
                    decode_seconds=round(time.time() - t0, 1))
     return model, vocab, metrics
@@ -215,7 +216,9 @@ def find_recipe(profile: str, task: str):
     if task not in recipes: raise KeyError(f"no recipe {task!r} in profile {profile!r}; known: {', '.join(sorted(recipes))}")
     return recipes[task]
 
-def _cached_name(task, seed): return task if seed == 0 else f"{task}-seed{seed}"
+def _cached_name(task, seed):
+    "A baseline's folder name: the task, its seed unless 0, its precision unless fp32 (`train.run_precision`)."
+    return (task if seed == 0 else f"{task}-seed{seed}") + ("" if run_precision() == "fp32" else f"-{run_precision()}")
 def model_dir(profile: str, task: str, seed: int = 0) -> Path:
     "Where the trained model of a recipe is cached."
     return cache_dir() / "models" / profile / _cached_name(task, seed)
@@ -251,9 +254,10 @@ def weights_digest(path) -> str:
     return tensors_digest({f"{f.name}/{k}": t for f in files for k, t in load_file(f).items()})[:12]
 
 def baseline_spec(r, seed: int) -> dict:
-    "What decides a cached baseline: its recipe (as JSON reads it back) and seed."
+    "What decides a cached baseline: its recipe (as JSON reads it back), seed, and precision unless fp32 (every key built on it differs)."
     import dataclasses
-    return json.loads(json.dumps(dict(recipe=dataclasses.asdict(r), seed=seed), default=str))
+    p = {} if run_precision() == "fp32" else dict(precision=run_precision())
+    return json.loads(json.dumps(dict(recipe=dataclasses.asdict(r), seed=seed, **p), default=str))
 
 def baseline_record(path, r, seed: int, new: bool = False) -> dict:
     "`baseline.json` of the model cached in `path`, written if missing: `new`ly trained, or cached before records existed (taken as `r`'s, said on stderr)."
@@ -272,12 +276,25 @@ def _stale(path, r, seed: int) -> str | None:
     "Why the model cached in `path` is not `r`'s trained with `seed` (None: it is, or it was imported, or there is none)."
     p = Path(path) / BASELINE
     if not p.exists() or imported_origin(path): return None
-    flat = lambda s: {**s.get("recipe", {}), "seed": s.get("seed")}         # recipe fields and seed, side by side
+    flat = lambda s: {**s.get("recipe", {}), "seed": s.get("seed"), "precision": s.get("precision", "fp32")}   # side by side
     have, want = flat(json.loads(p.read_text())), flat(baseline_spec(r, seed))
     return ", ".join(f"{k}: {have.get(k)!r} -> {v!r}" for k, v in want.items() if have.get(k) != v) or None
 
+def _ready(path, r, seed: int) -> bool:
+    "Whether `path` holds `r`'s baseline of `seed`, whole: its weights and their record (or an import), of this recipe."
+    return (Path(path) / "config.json").exists() and ((Path(path) / BASELINE).exists() or bool(imported_origin(path))) \
+        and not _stale(path, r, seed)
+
 def trained(profile: str, task: str, seed: int = 0, device: str = "cpu", progress: bool = True) -> Trained:
-    "The trained baseline of `task`: from the cache (unless cached with another recipe: then retrained), or trained now with its recipe and cached."
+    """The trained baseline of `task`: from the cache (unless cached with another recipe: then retrained), or trained now with its recipe and cached.
+    Trained under the baseline's lock (`store.key_lock`, `<models>/<profile>/<name>.lock`): of several processes, on any node of a shared
+    filesystem, that ask for one baseline at once, one trains it and the others wait, then load it."""
+    path = model_dir(profile, task, seed)
+    if _ready(path, find_recipe(profile, task), seed): return _trained(profile, task, seed, device, progress)
+    with key_lock(path.with_name(path.name + ".lock")): return _trained(profile, task, seed, device, progress)
+
+def _trained(profile: str, task: str, seed: int, device: str, progress: bool) -> Trained:
+    "`trained`'s work: load the cached baseline, or train it (again) and cache it."
     import shutil, sys
     from headprune_nb.prune import save_pruned, load_pruned
     r, path, rd = find_recipe(profile, task), model_dir(profile, task, seed), run_dir(profile, task, seed)
@@ -329,9 +346,9 @@ def task_metric(t: Trained, split: str = "eval", limit: int | None = None, seed:
     "The task's score as a function of a model: accuracy (%), or tokenised BLEU (beam search) on a split."
     if not t.is_translation:
         batches = task_batches(t, split, limit, seed, batch_size=128)
-        return _noted(t, split, limit, beam, lambda model: 100 * accuracy(model, batches))
+        return _noted(t, split, limit, beam, at_precision(lambda model: 100 * accuracy(model, batches)))
     src, ref = map(list, zip(*_split(t, split, limit, seed)))
-    return _noted(t, split, limit, beam, lambda model: bleu(translate(model, t.tokenizer, src, beam=beam or t.recipe.beam), ref)["bleu_tok"])
+    return _noted(t, split, limit, beam, at_precision(lambda model: bleu(translate(model, t.tokenizer, src, beam=beam or t.recipe.beam), ref)["bleu_tok"]))
 
 # %% ../nbs/07_recipes.ipynb #ce374acd
 import dataclasses, math

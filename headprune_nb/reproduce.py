@@ -184,9 +184,11 @@ def run_experiment(name: str, profile: str = "smoke", params: dict | None = None
                    command: str | None = None, progress: bool = True, fresh: bool = False) -> Path:
     "Run one reproduction notebook through papermill; returns the folder holding its results. `fresh`: see `set_aside`."
     import papermill as pm
+    from headprune_nb.train import check_precision
     exp = get_experiment(name, profile)
     nb = reproduce_dir() / exp.notebook
     check_params(name, params or {})                    # before anything is created
+    check_precision((params or {}).get("precision"), profile)   # bf16: the full profile only
     out = Path(out_dir) if out_dir else results_dir(name, profile)
     parameters = dict(profile=profile, out_dir=str(out.resolve()), **(params or {}))
     env_cmd = os.environ.get("HEADPRUNE_COMMAND")
@@ -499,7 +501,8 @@ def full_cost(notes: list[dict]) -> dict:
         if n["kind"] == "train":
             steps += n["steps"]
             f = 3 * m["flops_per_token"] * n["tokens_per_step"] * n["steps"]
-            train_flops += f; per_run[n.get("run") or len(per_run)] = per_run.get(n.get("run") or len(per_run), 0.0) + f
+            k = n.get("run") or len(per_run)      # a note without a run folder: a run of its own
+            train_flops += f; per_run[k] = per_run.get(k, 0.0) + f
             peak = max(peak, 16 * m["params"] + m["activation_bytes_per_token"] * n["tokens_per_step"])
         else:
             examples += n["examples"]

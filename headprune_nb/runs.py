@@ -4,23 +4,22 @@
 
 # %% ../nbs/17_runs.ipynb #7a0c0003
 from __future__ import annotations
-import contextlib, functools, importlib, json, math, os, socket, sys, tempfile, threading, time
+import contextlib, functools, importlib, json, math, os, sys, tempfile, time
 from collections import Counter
 from dataclasses import dataclass, field, asdict, replace
 from pathlib import Path
 import numpy as np
 import torch
 from tqdm.auto import tqdm
-from .store import write_json, utc_now, _git_commit, machine_info, cached_tensor, folder_lock
+from .store import write_json, utc_now, _git_commit, machine_info, cached_tensor, folder_lock, key_lock
 
 # %% auto #0
-__all__ = ['SEEDS', 'BUDGETS', 'KEY_LOCK_STALE', 'EXECUTORS', 'EXECUTOR_ENV', 'WORKER_ENV', 'HEAD_SCANS', 'ngram_stats',
-           'bleu_from_stats', 'Sample', 'correct_per_example', 'bleu_sample', 'task_scorer', 'score_masked',
-           'save_sample', 'load_sample', 'sample_of', 'sample_made', 'cached_sample', 'phase_limit', 'phase_plan',
-           'baseline_of', 'recipe_index', 'SeedRuns', 'RunKey', 'RunRecord', 'record_path', 'plain', 'save_record',
-           'load_record', 'read_records', 'KeyBusy', 'lock_stale', 'key_lock', 'GridFailed', 'LocalExecutor',
-           'get_executor', 'made_by', 'lock_path', 'make_one', 'executor_spec', 'use_executor', 'default_executor',
-           'run_grid', 'head_scan_path', 'cached_head_scan']
+__all__ = ['SEEDS', 'BUDGETS', 'EXECUTORS', 'EXECUTOR_ENV', 'WORKER_ENV', 'HEAD_SCANS', 'ngram_stats', 'bleu_from_stats',
+           'Sample', 'correct_per_example', 'bleu_sample', 'task_scorer', 'score_masked', 'save_sample', 'load_sample',
+           'sample_of', 'sample_made', 'cached_sample', 'phase_limit', 'phase_plan', 'baseline_of', 'recipe_index',
+           'SeedRuns', 'RunKey', 'RunRecord', 'record_path', 'plain', 'save_record', 'load_record', 'read_records',
+           'GridFailed', 'LocalExecutor', 'get_executor', 'made_by', 'lock_path', 'make_one', 'executor_spec',
+           'use_executor', 'default_executor', 'run_grid', 'head_scan_path', 'cached_head_scan']
 
 # %% ../nbs/17_runs.ipynb #10eded8e
 def ngram_stats(hyp: str, ref: str, order: int = 4) -> list[int]:
@@ -92,12 +91,12 @@ def bleu_sample(hyps_bpe: list[str], refs_tok: list[str]) -> Sample:
 def task_scorer(t, split: str = "eval", limit: int | None = None, seed: int = 0, beam: int | None = None):
     "As `recipes.task_metric`, per example: a function model -> `Sample` (accuracy, or BLEU statistics with beam search)."
     from headprune_nb.recipes import task_batches, _split, _noted
-    from headprune_nb.train import translate
+    from headprune_nb.train import translate, at_precision
     if not t.is_translation:
         batches = task_batches(t, split, limit, seed, batch_size=128)
-        return _noted(t, split, limit, beam, lambda model: Sample("accuracy", correct_per_example(model, batches)), "scorer")
+        return _noted(t, split, limit, beam, at_precision(lambda model: Sample("accuracy", correct_per_example(model, batches))), "scorer")
     src, ref = map(list, zip(*_split(t, split, limit, seed)))
-    return _noted(t, split, limit, beam, lambda model: bleu_sample(translate(model, t.tokenizer, src, beam=beam or t.recipe.beam), ref),
+    return _noted(t, split, limit, beam, at_precision(lambda model: bleu_sample(translate(model, t.tokenizer, src, beam=beam or t.recipe.beam), ref)),
                   "scorer")
 
 def score_masked(model, scorer, keep) -> Sample:
@@ -305,78 +304,6 @@ def read_records(folder) -> list[RunRecord]:
         out.append(_record(path, _read_json(path)))                      # a damaged one stops with its name and the fix
     return out
 
-# %% ../nbs/17_runs.ipynb #5a1c0002
-KEY_LOCK_STALE = 600.0       # seconds without a heartbeat after which another node may take a key's lock over
-_KEYS_HELD: set = set()      # the key locks this process holds (a run asking for its own key would wait for ever)
-
-class KeyBusy(RuntimeError):
-    "A key's lock is held by a live holder (`key_lock(..., wait=False)`)."
-
-def _holder(path: Path) -> dict:
-    "What a lock file says of its holder ({} while it is being written, or when gone)."
-    try: body = json.loads(path.read_text())
-    except (OSError, ValueError): return {}
-    return body if isinstance(body, dict) else {}
-
-def _alive(pid: int) -> bool:
-    try: os.kill(pid, 0)
-    except ProcessLookupError: return False
-    except PermissionError: pass
-    return True
-
-def lock_stale(path, stale_after: float = KEY_LOCK_STALE) -> bool:
-    "Whether the lock at `path` is stale: its holder a dead pid on this host, or its heartbeat older than `stale_after` s."
-    path, h = Path(path), _holder(Path(path))
-    try: age = time.time() - path.stat().st_mtime
-    except FileNotFoundError: return False                       # released meanwhile: not stale, just free
-    if h.get("host") == socket.gethostname() and isinstance(h.get("pid"), int) and not _alive(h["pid"]): return True
-    return age > stale_after
-
-# %% ../nbs/17_runs.ipynb #5a1c0003
-def _take_over(path: Path, stale_after: float) -> bool:
-    "Remove the stale lock at `path`, one breaker at a time (an `O_EXCL` `.break` file); True: removed."
-    brk = path.with_name(path.name + ".break")
-    try: os.close(os.open(brk, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
-    except FileExistsError:
-        try:
-            if time.time() - brk.stat().st_mtime > stale_after: brk.unlink(missing_ok=True)   # a breaker killed mid-break
-        except FileNotFoundError: pass
-        return False
-    try:
-        if not lock_stale(path, stale_after): return False        # judged again, alone: taken or released meanwhile
-        print(f"{path}: a stale lock ({_holder(path) or 'no holder written'}): taken over", file=sys.stderr)
-        path.unlink(missing_ok=True); return True
-    finally: brk.unlink(missing_ok=True)
-
-class _Heartbeat(threading.Thread):
-    "Touch a lock file every `every` seconds until stopped: a live holder's lock never looks stale."
-    def __init__(self, path: Path, every: float):
-        super().__init__(daemon=True); self.path, self.every, self.done = path, every, threading.Event()
-    def run(self):
-        while not self.done.wait(self.every):
-            try: os.utime(self.path)
-            except FileNotFoundError: print(f"{self.path}: our lock was taken over", file=sys.stderr); return
-
-# %% ../nbs/17_runs.ipynb #5a1c0004
-@contextlib.contextmanager
-def key_lock(path, wait: bool = True, stale_after: float = KEY_LOCK_STALE, poll: float = 0.5):
-    "Hold the lock file `path` (see above): made with `O_CREAT|O_EXCL`, a stale one taken over; busy: wait, or raise `KeyBusy`."
-    path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
-    if str(path) in _KEYS_HELD: raise RuntimeError(f"{path}: this process already holds it (a run asked for its own record)")
-    while True:
-        try: fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644); break
-        except FileExistsError:
-            if lock_stale(path, stale_after) and _take_over(path, stale_after): continue
-            if not wait: raise KeyBusy(f"{path} is held by {_holder(path) or 'a process starting'}") from None
-            time.sleep(poll)
-    with os.fdopen(fd, "w") as f:
-        json.dump(dict(host=socket.gethostname(), pid=os.getpid(), started_utc=utc_now(),
-                       command=os.environ.get("HEADPRUNE_COMMAND") or " ".join(sys.argv)), f)
-    beat = _Heartbeat(path, max(stale_after / 10, 0.05)); beat.start(); _KEYS_HELD.add(str(path))
-    try: yield path
-    finally:
-        beat.done.set(); _KEYS_HELD.discard(str(path)); path.unlink(missing_ok=True)
-
 # %% ../nbs/17_runs.ipynb #7a0c0018
 class GridFailed(RuntimeError):
     "Some keys of a grid failed (their records are missing); the message names each, one line each."
@@ -403,9 +330,10 @@ def get_executor(name: str, **opts):
 
 # %% ../nbs/17_runs.ipynb #7a0c0019
 def made_by() -> dict:
-    "Who makes a record now: the command, the git commit, the time (UTC) and the machine."
+    "Who makes a record now: the command, the git commit, the time (UTC), the machine, and the precision unless fp32."
+    from headprune_nb.train import run_precision
     return dict(command=os.environ.get("HEADPRUNE_COMMAND") or " ".join(sys.argv), git_commit=_git_commit(),
-                finished_utc=utc_now(), machine=machine_info())
+                finished_utc=utc_now(), machine=machine_info(), **({} if run_precision() == "fp32" else {"precision": run_precision()}))
 
 def _missing(folder, keys) -> str:
     return (f"{len(keys)} record(s) missing in {folder}, e.g. {keys[0].task}/{keys[0].name}; "
@@ -416,9 +344,9 @@ def lock_path(folder, key: RunKey) -> Path:
     "`key`'s lock file: beside its record, `<folder>/<task>/<name>.lock`."
     return record_path(folder, key).with_suffix(".lock")
 
-def make_one(run, folder, key: RunKey, said=None) -> RunRecord:
-    "`key`'s record: read back, or made by `run(key)` and saved (then passed to `said`, if given), under the key's lock (`key_lock`)."
-    with key_lock(lock_path(folder, key)):
+def make_one(run, folder, key: RunKey, said=None, log: str | None = None) -> RunRecord:
+    "`key`'s record: read back, or made by `run(key)` and saved (then passed to `said`, if given), under the key's lock (`key_lock`, which names `log`: a worker's)."
+    with key_lock(lock_path(folder, key), note=dict(log=log) if log else None):
         if (rec := load_record(folder, key)) is not None: return rec           # another worker made it meanwhile
         rec = run(key)
         if rec.key != key: raise ValueError(f"the run returned the record of {rec.key}")

@@ -4,17 +4,17 @@
 
 # %% ../nbs/00_store.ipynb #5f0e1a03
 from __future__ import annotations
-import contextlib, csv, errno, io, json, os, platform, subprocess, sys, tempfile, time
+import contextlib, csv, errno, io, json, os, platform, socket, subprocess, sys, tempfile, threading, time
 from pathlib import Path
 import headprune_nb
 
 # %% auto #0
-__all__ = ['DRY_RUN_ENV', 'DRY_RUN_LOG', 'DRY_RUN_CAPS', 'LOCK', 'dry_run', 'dry_cap', 'open_here', 'dry_note', 'DryBatches',
-           'dry_batches', 'dry_replay', 'dry_notes', 'umask_mode', 'naming', 'atomic_file', 'write_atomic',
-           'save_figure', 'write_csv', 'write_json', 'read_csv', 'other_tasks_rows', 'write_task_provenance',
-           'finish_provenance', 'put_row', 'cached_tensor', 'tensors_digest', 'read_json', 'blank', 'in_file_order',
-           'write_table', 'FolderBusy', 'folder_lock', 'machine_info', 'utc_now', 'provenance', 'markdown_table',
-           'pivot']
+__all__ = ['DRY_RUN_ENV', 'DRY_RUN_LOG', 'DRY_RUN_CAPS', 'LOCK', 'KEY_LOCK_STALE', 'dry_run', 'dry_cap', 'open_here', 'dry_note',
+           'DryBatches', 'dry_batches', 'dry_replay', 'dry_notes', 'umask_mode', 'naming', 'atomic_file',
+           'write_atomic', 'save_figure', 'write_csv', 'write_json', 'read_csv', 'other_tasks_rows',
+           'write_task_provenance', 'finish_provenance', 'put_row', 'cached_tensor', 'tensors_digest', 'read_json',
+           'blank', 'in_file_order', 'write_table', 'FolderBusy', 'folder_lock', 'machine_info', 'utc_now',
+           'provenance', 'KeyBusy', 'lock_holder', 'lock_stale', 'key_lock', 'markdown_table', 'pivot']
 
 # %% ../nbs/00_store.ipynb #b308b129
 DRY_RUN_ENV, DRY_RUN_LOG = "HEADPRUNE_DRY_RUN", "dry_run.jsonl"
@@ -310,6 +310,78 @@ def provenance(profile: str, seed: int, params: dict, command: str | None = None
 def _dry_run_record() -> dict:
     return dict(dry_run=dict(caps=DRY_RUN_CAPS, note="a dry run: capped loops, stand-in data, random weights where "
                              "pretrained ones are unreachable; its numbers mean nothing")) if dry_run() else {}
+
+# %% ../nbs/00_store.ipynb #5a1c0002
+KEY_LOCK_STALE = 600.0       # seconds without a heartbeat after which another node may take a key's lock over
+_KEYS_HELD: set = set()      # the key locks this process holds (a run asking for its own key would wait for ever)
+
+class KeyBusy(RuntimeError):
+    "A key's lock is held by a live holder (`key_lock(..., wait=False)`)."
+
+def lock_holder(path: Path) -> dict:
+    "What a lock file says of its holder ({} while it is being written, or when gone)."
+    try: body = json.loads(path.read_text())
+    except (OSError, ValueError): return {}
+    return body if isinstance(body, dict) else {}
+
+def _alive(pid: int) -> bool:
+    try: os.kill(pid, 0)
+    except ProcessLookupError: return False
+    except PermissionError: pass
+    return True
+
+def lock_stale(path, stale_after: float = KEY_LOCK_STALE) -> bool:
+    "Whether the lock at `path` is stale: its holder a dead pid on this host, or its heartbeat older than `stale_after` s."
+    path, h = Path(path), lock_holder(Path(path))
+    try: age = time.time() - path.stat().st_mtime
+    except FileNotFoundError: return False                       # released meanwhile: not stale, just free
+    if h.get("host") == socket.gethostname() and isinstance(h.get("pid"), int) and not _alive(h["pid"]): return True
+    return age > stale_after
+
+# %% ../nbs/00_store.ipynb #5a1c0003
+def _take_over(path: Path, stale_after: float) -> bool:
+    "Remove the stale lock at `path`, one breaker at a time (an `O_EXCL` `.break` file); True: removed."
+    brk = path.with_name(path.name + ".break")
+    try: os.close(os.open(brk, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
+    except FileExistsError:
+        try:
+            if time.time() - brk.stat().st_mtime > stale_after: brk.unlink(missing_ok=True)   # a breaker killed mid-break
+        except FileNotFoundError: pass
+        return False
+    try:
+        if not lock_stale(path, stale_after): return False        # judged again, alone: taken or released meanwhile
+        print(f"{path}: a stale lock ({lock_holder(path) or 'no holder written'}): taken over", file=sys.stderr)
+        path.unlink(missing_ok=True); return True
+    finally: brk.unlink(missing_ok=True)
+
+class _Heartbeat(threading.Thread):
+    "Touch a lock file every `every` seconds until stopped: a live holder's lock never looks stale."
+    def __init__(self, path: Path, every: float):
+        super().__init__(daemon=True); self.path, self.every, self.done = path, every, threading.Event()
+    def run(self):
+        while not self.done.wait(self.every):
+            try: os.utime(self.path)
+            except FileNotFoundError: print(f"{self.path}: our lock was taken over", file=sys.stderr); return
+
+# %% ../nbs/00_store.ipynb #5a1c0004
+@contextlib.contextmanager
+def key_lock(path, wait: bool = True, stale_after: float = KEY_LOCK_STALE, poll: float = 0.5, note: dict | None = None):
+    "Hold the lock file `path` (see above): made with `O_CREAT|O_EXCL`, a stale one taken over; busy: wait, or raise `KeyBusy`. `note`: more for the file to say of its holder (its log)."
+    path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
+    if str(path) in _KEYS_HELD: raise RuntimeError(f"{path}: this process already holds it (a run asked for its own record)")
+    while True:
+        try: fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644); break
+        except FileExistsError:
+            if lock_stale(path, stale_after) and _take_over(path, stale_after): continue
+            if not wait: raise KeyBusy(f"{path} is held by {lock_holder(path) or 'a process starting'}") from None
+            time.sleep(poll)
+    with os.fdopen(fd, "w") as f:
+        json.dump(dict(host=socket.gethostname(), pid=os.getpid(), started_utc=utc_now(),
+                       command=os.environ.get("HEADPRUNE_COMMAND") or " ".join(sys.argv), **(note or {})), f)
+    beat = _Heartbeat(path, max(stale_after / 10, 0.05)); beat.start(); _KEYS_HELD.add(str(path))
+    try: yield path
+    finally:
+        beat.done.set(); _KEYS_HELD.discard(str(path)); path.unlink(missing_ok=True)
 
 # %% ../nbs/00_store.ipynb #344aea8a
 def markdown_table(rows: list[dict], cols: list[str] | None = None, digits: int = 3) -> str:

@@ -15,8 +15,9 @@ from .gates import head_gates
 from .store import dry_cap, dry_replay, write_csv, folder_lock, atomic_file
 
 # %% auto #0
-__all__ = ['PRECISIONS', 'HeadPruner', 'TrainConfig', 'autocast', 'lr_factor', 'task_loss', 'save_checkpoint', 'load_checkpoint',
-           'train', 'accuracy', 'translate_batches', 'translate', 'bleu']
+__all__ = ['PRECISIONS', 'PRECISION_ENV', 'GPU_PROFILES', 'HeadPruner', 'TrainConfig', 'autocast', 'check_precision',
+           'use_precision', 'run_precision', 'at_precision', 'lr_factor', 'task_loss', 'save_checkpoint',
+           'load_checkpoint', 'train', 'accuracy', 'translate_batches', 'translate', 'bleu']
 
 # %% ../nbs/06_train.ipynb #6bf93682
 class HeadPruner(nn.Module):
@@ -90,6 +91,40 @@ def autocast(precision: str, device):
     "The context a model runs in at `precision` on `device` (`PRECISIONS`: fp32 as it is; bf16 under torch's autocast)."
     if precision not in PRECISIONS: raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}; got {precision!r}")
     return PRECISIONS[precision](device)
+
+# %% ../nbs/06_train.ipynb #5a1c0305
+PRECISION_ENV = "HEADPRUNE_PRECISION"
+GPU_PROFILES = ("full",)          # the profiles that may ask for bf16
+
+def check_precision(precision, profile: str) -> str:
+    "`precision` (None: fp32) checked for `profile`: one of `PRECISIONS`, and bf16 only in the full profile."
+    p = precision or "fp32"
+    if p not in PRECISIONS: raise ValueError(f"precision={precision!r}: give one of {', '.join(PRECISIONS)}")
+    if p != "fp32" and profile not in GPU_PROFILES:
+        raise ValueError(f"precision={p}: the {profile} profile runs fp32 on CPU (its committed results are fp32); use it with --profile full")
+    return p
+
+def use_precision(precision, profile: str) -> str:
+    "Make `precision` (None: fp32), checked for `profile`, the precision of this process and of the workers it starts."
+    if (p := check_precision(precision, profile)) == "fp32": os.environ.pop(PRECISION_ENV, None)
+    else: os.environ[PRECISION_ENV] = p
+    return p
+
+
+# %% ../nbs/06_train.ipynb #5a1c0306
+def run_precision() -> str:
+    "This process's precision (`use_precision`): `$HEADPRUNE_PRECISION`, else fp32."
+    p = os.environ.get(PRECISION_ENV) or "fp32"
+    if p not in PRECISIONS: raise ValueError(f"${PRECISION_ENV}={p!r}: give one of {', '.join(PRECISIONS)}, or unset it")
+    return p
+
+def at_precision(metric):
+    "`metric` (a function of a model) at this process's precision: as it is at fp32, under autocast on the model's device at bf16."
+    if (p := run_precision()) == "fp32": return metric
+    def at(model):
+        with autocast(p, next(model.parameters()).device): return metric(model)
+    return at
+
 
 # %% ../nbs/06_train.ipynb #28962d44
 def lr_factor(step: int, schedule: str, warmup: int, total: int) -> float:

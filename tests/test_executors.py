@@ -63,3 +63,29 @@ def test_a_killed_worker_loses_nothing(tmp_path):
     assert lock.exists() and not read_records(tmp_path)
     recs = run_grid(KEYS, ToyRun().run, tmp_path, progress=False)              # the dead pid's lock is taken over
     assert [r.metric for r in recs.values()] == [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
+
+
+def _ask_for_baseline(cache, count, seconds):
+    "One process asking for the smoke sst-like baseline, with a stand-in trainer that counts its trainings and takes `seconds`."
+    os.environ["HEADPRUNE_CACHE"] = str(cache)
+    from headprune_nb import recipes
+    def stand_in(r, seed=0, device="cpu", out_dir=None, progress=True, resume=True):
+        with open(count, "a") as f: f.write(f"{os.getpid()}\n")
+        time.sleep(seconds)
+        data = recipes.cls_data(r, seed)
+        return (*recipes.cls_model(r, data, seed), {})
+    recipes.run_cls_recipe = stand_in
+    os._exit(0 if recipes.trained("smoke", "synthetic_cls", progress=False).weights else 1)
+
+
+def test_two_processes_train_one_baseline_once(tmp_path):
+    "Two processes (two jobs of one grid) ask for the same baseline at once: one trains it, the other waits and loads it (store.key_lock)."
+    import multiprocessing as mp
+    count = tmp_path / "trainings.txt"
+    ctx = mp.get_context("fork")                       # torch is imported already: the children start in a moment
+    procs = [ctx.Process(target=_ask_for_baseline, args=(tmp_path / "cache", count, 1.5)) for _ in range(2)]
+    for p in procs: p.start()
+    for p in procs: p.join(120)
+    assert [p.exitcode for p in procs] == [0, 0]
+    assert len(count.read_text().split()) == 1, count.read_text()                  # trained once, not twice
+    assert not list((tmp_path / "cache" / "models" / "smoke").glob("*.lock"))          # the lock released
