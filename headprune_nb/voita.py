@@ -15,7 +15,7 @@ from .heads import top_k_mask, check_k
 from .fidelity import Variants
 
 # %% auto #0
-__all__ = ['MAX_WIDEN', 'VoitaPruner', 'VoitaPaperPruner', 'VoitaCodePruner', 'nearest_k', 'aimed_sweep']
+__all__ = ['MAX_WIDEN', 'STALL', 'VoitaPruner', 'VoitaPaperPruner', 'VoitaCodePruner', 'nearest_k', 'aimed_sweep']
 
 # %% ../nbs/12_voita.ipynb #1527e833
 class VoitaPruner(Variants, HeadPruner):
@@ -73,6 +73,7 @@ def nearest_k(open_heads: dict, K: int) -> float:
 
 # %% ../nbs/12_voita.ipynb #a1m5w1cd
 MAX_WIDEN = 8     # new lambdas aimed_sweep may add at either end of a grid
+STALL = 2         # ... and it gives up on an end after this many new lambdas in a row that left the count as it was
 
 def aimed_sweep(n_open, lams, ks, max_widen: int = MAX_WIDEN) -> dict:
     """{lambda: heads left open} of `n_open(lambda)` over the grid `lams`, widened at either end by the grid's ratio
@@ -81,11 +82,13 @@ def aimed_sweep(n_open, lams, ks, max_widen: int = MAX_WIDEN) -> dict:
     lams = sorted(lams)
     ratio = lams[-1] / lams[-2] if len(lams) > 1 and lams[-2] > 0 else 10.0
     counts = {lam: n_open(lam) for lam in lams}
-    for _ in range(max_widen):                                  # too few heads open everywhere: smaller lambdas
-        if max(counts.values()) >= max(ks): break
-        lam = float(f"{min(counts) / ratio:.3g}"); counts[lam] = n_open(lam)
-    for _ in range(max_widen):                                  # too many open everywhere: larger lambdas
-        if min(counts.values()) <= min(ks): break
-        lam = float(f"{max(counts) * ratio:.3g}"); counts[lam] = n_open(lam)
+    for down in (True, False):                # too few heads open everywhere: smaller lambdas; too many: larger ones
+        same = 0
+        for _ in range(max_widen):
+            if max(counts.values()) >= max(ks) if down else min(counts.values()) <= min(ks): break
+            end = min(counts) if down else max(counts)
+            lam = float(f"{end / ratio if down else end * ratio:.3g}"); counts[lam] = n_open(lam)
+            same = same + 1 if counts[lam] == counts[end] else 0
+            if same == STALL: break           # lambda no longer moves the count: the phase is too short to move the gates
     return counts
 
