@@ -124,7 +124,7 @@ def train(py: Path, work: Path, data_bin: Path, epochs: int, threads: int) -> Pa
 def import_model(py: Path, work: Path, ckpt: Path, data_bin: Path) -> Path:
     "Our HF Enc-Dec converted from the checkpoint by `headprune import-fairseq` (in the peer venv, which has fairseq)."
     out = work / "imported"
-    stamp, mark = str(ckpt.stat().st_mtime_ns), work / "imported.stamp"     # re-imported when the checkpoint changes
+    stamp, mark = f"{ckpt} {ckpt.stat().st_mtime_ns}", work / "imported.stamp"     # re-imported when the checkpoint changes
     if (out / "config.json").exists() and mark.exists() and mark.read_text() == stamp: return out
     say(f"importing {ckpt} into {out}")
     run([py, "-m", "headprune_nb.cli", "import-fairseq", ckpt, "--data", data_bin, "--out", out, "--replace"],
@@ -315,6 +315,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--warmup", type=int, default=32, help="sentences decoded before each timing")
     p.add_argument("--threads", type=int, default=os.cpu_count(), help="torch threads of both sides")
     p.add_argument("--epochs", type=int, default=5, help="fairseq-train epochs if no checkpoint is cached (fairseq-train.sh: 5)")
+    p.add_argument("--checkpoint", type=Path, help="a fairseq checkpoint trained on --work's data-bin to use instead of training one")
     p.add_argument("--corpus", default="multi30k")
     p.add_argument("--work", type=Path, help="the peer's cache (default $HEADPRUNE_CACHE/peers/fairseq)")
     p.add_argument("--out", type=Path, help="results folder (default reproduce/results/<cpu|gpu>/peer_bench)")
@@ -332,19 +333,25 @@ def check_args(p, a) -> None:
     for k in ("sentences", "beam", "batch_size", "threads", "epochs"):
         if getattr(a, k) < 1: p.error(f"--{k.replace('_', '-')} must be at least 1")
     if a.warmup < 0: p.error("--warmup must be at least 0")
+    if a.checkpoint and not a.checkpoint.is_file(): p.error(f"--checkpoint {a.checkpoint}: no such file (a fairseq checkpoint*.pt)")
 
 
 def prepare(a) -> dict:
-    "Everything the timing needs: pythons per side and the worker spec's paths."
+    "Everything the timing needs: pythons per side and the worker spec's paths (made once, under the work folder's lock)."
+    from headprune_nb.store import folder_lock
     work = a.work or (peer_home() / ("self-check" if a.self_check else "work"))
     work.mkdir(parents=True, exist_ok=True)
+    with folder_lock(work, wait=True): return _prepare(a, work)     # a second run waits for the first's training
+
+
+def _prepare(a, work: Path) -> dict:
     if a.self_check:
         return dict(work=work, pythons={"ours-as-peer": Path(sys.executable), "ours": Path(sys.executable)},
                     paths=dict(imported=str(self_check_model(work)), text=str(work / "text")), peer="ours-as-peer")
-    py = ensure_venv(peer_home() / "venv")
+    py = ensure_venv(peer_home() / "venv")          # under the lock of the default work folder's run, or --work's
     text = write_text(work, a.corpus)
     data_bin = binarise(py, work, text)
-    ckpt = train(py, work, data_bin, a.epochs, a.threads)
+    ckpt = a.checkpoint.resolve() if a.checkpoint else train(py, work, data_bin, a.epochs, a.threads)
     imported = import_model(py, work, ckpt, data_bin)
     return dict(work=work, pythons={"fairseq": py, "ours": Path(sys.executable)}, peer="fairseq",
                 paths=dict(imported=str(imported), text=str(text), checkpoint=str(ckpt), data_bin=str(data_bin)))
