@@ -121,14 +121,17 @@ def train(py: Path, work: Path, data_bin: Path, epochs: int, threads: int) -> Pa
     return ckpt / "checkpoint_best.pt"
 
 
-def import_model(py: Path, work: Path, ckpt: Path, data_bin: Path) -> Path:
-    "Our HF Enc-Dec converted from the checkpoint by `headprune import-fairseq` (in the peer venv, which has fairseq)."
+def import_model(py: Path, work: Path, ckpt: Path, data_bin: Path, corpus: str) -> Path:
+    "Our HF Enc-Dec converted from the checkpoint by `headprune import-fairseq` (in the peer venv, which has fairseq), checked on 100 test sentences."
     out = work / "imported"
     stamp, mark = f"{ckpt} {ckpt.stat().st_mtime_ns}", work / "imported.stamp"     # re-imported when the checkpoint changes
     if (out / "config.json").exists() and mark.exists() and mark.read_text() == stamp: return out
     say(f"importing {ckpt} into {out}")
-    run([py, "-m", "headprune_nb.cli", "import-fairseq", ckpt, "--data", data_bin, "--out", out, "--replace"],
+    shutil.rmtree(out, ignore_errors=True)
+    cli = "import sys; from headprune_nb.cli import main; sys.exit(main(sys.argv[1:]))"      # `headprune`, in the peer venv
+    run([py, "-c", cli, "import-fairseq", ckpt, "--data", data_bin, "--out", out, "--check", "100", "--corpus", corpus],
         work / "import.log", env={"PYTHONPATH": str(ROOT)})
+    if not (out / "config.json").exists(): raise RuntimeError(f"headprune import-fairseq wrote no model in {out}; see {work / 'import.log'}")
     mark.write_text(stamp)
     return out
 
@@ -352,7 +355,7 @@ def _prepare(a, work: Path) -> dict:
     text = write_text(work, a.corpus)
     data_bin = binarise(py, work, text)
     ckpt = a.checkpoint.resolve() if a.checkpoint else train(py, work, data_bin, a.epochs, a.threads)
-    imported = import_model(py, work, ckpt, data_bin)
+    imported = import_model(py, work, ckpt, data_bin, a.corpus)
     return dict(work=work, pythons={"fairseq": py, "ours": Path(sys.executable)}, peer="fairseq",
                 paths=dict(imported=str(imported), text=str(text), checkpoint=str(ckpt), data_bin=str(data_bin)))
 
