@@ -121,15 +121,15 @@ def train(py: Path, work: Path, data_bin: Path, epochs: int, threads: int) -> Pa
     return ckpt / "checkpoint_best.pt"
 
 
-def import_model(py: Path, work: Path, ckpt: Path, data_bin: Path, corpus: str) -> Path:
-    "Our HF Enc-Dec converted from the checkpoint by `headprune import-fairseq` (in the peer venv, which has fairseq), checked on 100 test sentences."
+def import_model(py: Path, work: Path, ckpt: Path, data_bin: Path, corpus: str, check: int = 100) -> Path:
+    "Our HF Enc-Dec converted from the checkpoint by `headprune import-fairseq` (in the peer venv, which has fairseq), checked on `check` test sentences."
     out = work / "imported"
     stamp, mark = f"{ckpt} {ckpt.stat().st_mtime_ns}", work / "imported.stamp"     # re-imported when the checkpoint changes
     if (out / "config.json").exists() and mark.exists() and mark.read_text() == stamp: return out
     say(f"importing {ckpt} into {out}")
     shutil.rmtree(out, ignore_errors=True)
     cli = "import sys; from headprune_nb.cli import main; sys.exit(main(sys.argv[1:]))"      # `headprune`, in the peer venv
-    run([py, "-c", cli, "import-fairseq", ckpt, "--data", data_bin, "--out", out, "--check", "100", "--corpus", corpus],
+    run([py, "-c", cli, "import-fairseq", ckpt, "--data", data_bin, "--out", out, "--check", str(check), "--corpus", corpus],
         work / "import.log", env={"PYTHONPATH": str(ROOT)})
     if not (out / "config.json").exists(): raise RuntimeError(f"headprune import-fairseq wrote no model in {out}; see {work / 'import.log'}")
     mark.write_text(stamp)
@@ -320,6 +320,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--epochs", type=int, default=5, help="fairseq-train epochs if no checkpoint is cached (fairseq-train.sh: 5)")
     p.add_argument("--checkpoint", type=Path, help="a fairseq checkpoint trained on --work's data-bin to use instead of training one")
     p.add_argument("--corpus", default="multi30k")
+    p.add_argument("--import-check", type=int, default=100, help="test sentences import-fairseq translates with both (0: none)")
     p.add_argument("--work", type=Path, help="the peer's cache (default $HEADPRUNE_CACHE/peers/fairseq)")
     p.add_argument("--out", type=Path, help="results folder (default reproduce/results/<cpu|gpu>/peer_bench)")
     p.add_argument("--prepare-only", action="store_true", help="make the venv, data, checkpoint and import; time nothing")
@@ -355,7 +356,7 @@ def _prepare(a, work: Path) -> dict:
     text = write_text(work, a.corpus)
     data_bin = binarise(py, work, text)
     ckpt = a.checkpoint.resolve() if a.checkpoint else train(py, work, data_bin, a.epochs, a.threads)
-    imported = import_model(py, work, ckpt, data_bin, a.corpus)
+    imported = import_model(py, work, ckpt, data_bin, a.corpus, a.import_check)
     return dict(work=work, pythons={"fairseq": py, "ours": Path(sys.executable)}, peer="fairseq",
                 paths=dict(imported=str(imported), text=str(text), checkpoint=str(ckpt), data_bin=str(data_bin)))
 
