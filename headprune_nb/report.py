@@ -167,6 +167,7 @@ def claim_evidence(c: dict) -> dict:
 def decided_by(rule: str) -> str:
     "A rule in short, for a summary table: the interval's test (`verdicts.Rule`), a vote per seed (`verdicts.vote_row`), or values shown, not judged."
     if m := re.match(r"claim: .* ([<>]) (\S+); supported if the interval", rule): return f"interval {m[1]} {m[2]}"
+    if m := re.match(r"claim: every .* lies within \+-(\S+) \(equivalence", rule): return f"every gap within +-{m[1]} (two one-sided tests)"   # verdicts.Within
     if m := re.match(r"per-seed check.*every one of at least (\d+) seeds", rule): return f"one vote per seed: all hold (at least {m[1]} seeds) or none"
     if rule.startswith("exact (no noise): "): return "exact (no noise): " + rule.rsplit(", ", 1)[-1]     # a size: no sample, no seeds
     return "not judged" if "not judged" in rule else ""
