@@ -274,8 +274,8 @@ def evidence(runs: list[dict], stat, n_boot: int = N_BOOT, level: float = LEVEL,
 def p_value(ev: Evidence, rule) -> float | None:
     "The smallest error rate 1 - level at which `rule` (or a threshold) is decisive on `ev` (None: an interval known at one level only)."
     if ev.at is None: return None
-    rule = rule if isinstance(rule, Rule) else Rule("", ">", float(rule))      # a threshold: excluded from the interval
-    out = lambda a: rule.verdict_of(ev.at_level(1 - a)) != "inconclusive"
+    decisive = (lambda e: not e.lo <= rule <= e.hi) if isinstance(rule, (int, float)) else (lambda e: rule.verdict_of(e) != "inconclusive")
+    out = lambda a: decisive(ev.at_level(1 - a))                       # a threshold: excluded from the interval; a rule: decisive
     if not out(1 - 1e-9): return 1.0
     lo, hi = 0.0, 1 - 1e-9
     for _ in range(30): mid = (lo + hi) / 2; lo, hi = (lo, mid) if out(mid) else (mid, hi)
