@@ -397,8 +397,8 @@ def group_gap(group, rivals, ks):
 
 # %% ../nbs/95_compare.ipynb #8b0708e3
 def closeness(group, ref: str, ks):
-    "Statistic: the largest |g - ref| over `group` and `ks`: below a bound iff every g is that close to `ref` at every K."
-    return lambda m: highest([abs(m[f"{g}@{K}"] - m[f"{ref}@{K}"]) for g in group for K in ks])
+    "Statistic of a `verdicts.Within` rule: the signed gaps g - ref over `group` and `ks` (close iff every one is near 0)."
+    return lambda m: [m[f"{g}@{K}"] - m[f"{ref}@{K}"] for g in group for K in ks]
 
 # %% ../nbs/95_compare.ipynb #2146494a
 def gate_rows(recs: dict, keys) -> list[dict]:
@@ -519,7 +519,7 @@ def claim_rows(self: Comparison, recs: dict, task: str, stats: dict, published: 
         if kind not in stats:
             rows.append(not_checked_row(claim, task, "methods missing or no K in range")); continue
         rule, stat, ms, ks = stats[kind]
-        ev = evidence(self.samples(recs, task, ms, ks, seeds), stat, seed=self.main_seed)
+        ev = rule.measure(self.samples(recs, task, ms, ks, seeds), stat, seed=self.main_seed)
         rows.append(guard(claim_row(claim, task, rule, ev, budget=budget), self.trained(recs, task, ms, ks, seeds)))
     return rows
 

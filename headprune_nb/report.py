@@ -16,8 +16,8 @@ from .verdicts import verdict_kind, verdict_counts, verdict_word
 __all__ = ['REPORTED', 'RERUN', 'PAPERS', 'RULES', 'RULE_COLS', 'STYLE', 'CLAIM_COLS', 'check_profiles', 'finished_results',
            'published_claims', 'claim_rows', 'inside_band', 'three_way_claims', 'side_by_side', 'paper_of',
            'claim_evidence', 'decided_by', 'budget_moves', 'claim_counts', 'holm', 'chance_of', 'chance_line',
-           'holm_rows', 'rule_key', 'registered_rules', 'results_seen', 'rule_status', 'rule_rows', 'stats_blocks',
-           'to_markdown', 'to_html', 'report_blocks', 'default_report_dir', 'build_report']
+           'holm_rows', 'rule_key', 'registered_rules', 'results_seen', 'budget_seen', 'rule_status', 'rule_rows',
+           'stats_blocks', 'to_markdown', 'to_html', 'report_blocks', 'default_report_dir', 'build_report']
 
 # %% ../nbs/92_report.ipynb #360b8f9c
 REPORTED = ("cpu", "full")          # smoke results are plumbing checks: reported only when asked for
@@ -168,6 +168,7 @@ def claim_evidence(c: dict) -> dict:
 def decided_by(rule: str) -> str:
     "A rule in short, for a summary table: the interval's test (`verdicts.Rule`), a vote per seed (`verdicts.vote_row`), or values shown, not judged."
     if m := re.match(r"claim: .* ([<>]) (\S+); supported if the interval", rule): return f"interval {m[1]} {m[2]}"
+    if m := re.match(r"claim: every .* lies within \+-(\S+) \(equivalence", rule): return f"every gap within +-{m[1]} (two one-sided tests)"   # verdicts.Within
     if m := re.match(r"per-seed check.*every one of at least (\d+) seeds", rule): return f"one vote per seed: all hold (at least {m[1]} seeds) or none"
     if rule.startswith("exact (no noise): "): return "exact (no noise): " + rule.rsplit(", ", 1)[-1]     # a size: no sample, no seeds
     return "not judged" if "not judged" in rule else ""
@@ -258,6 +259,15 @@ def results_seen(d: Path) -> str | None:
         except ValueError: pass
     return min((t for t in times if t), default=None)
 
+def budget_seen(d: Path, task: str, budget) -> str | None:
+    "When the records of a budget row (`scores/<task>/*-steps<budget>.json`) were first made (None: no such record; the folder's time then)."
+    times = []
+    for f in (d / "scores" / str(task)).glob(f"*-steps{budget}.json"):
+        try: p = json.loads(f.read_text()).get("provenance") or {}
+        except ValueError: continue
+        times.append(p.get("finished_utc") or (p.get("score_file_made") or {}).get("written_utc"))
+    return min((t for t in times if t), default=None)
+
 def rule_status(r: dict, rules: dict, seen: str | None) -> tuple[str, str]:
     "(status, registered): 'registered before the results' only if this very rule text was registered before `seen`; else 'rule written after the results'."
     regs = sorted((x for x in rules.get(rule_key(r), []) if x["rule"] == r.get("rule", "")), key=lambda x: x["registered_utc"])
@@ -268,13 +278,15 @@ def rule_status(r: dict, rules: dict, seen: str | None) -> tuple[str, str]:
 def rule_rows(found, rules: dict | None = None) -> list[dict]:
     "Per claim and budget row with a rule: when its rule was registered beside when its results were first seen."
     rules = registered_rules() if rules is None else rules
-    seen = {(n, p): results_seen(d) for n, p, d in found}
+    seen, dirs = {(n, p): results_seen(d) for n, p, d in found}, {(n, p): d for n, p, d in found}
     out = []
     for r in _rows_of(found, ("claims.csv", "budgets.csv")):
         if not r.get("rule"): continue
-        status, when = rule_status(r, rules, seen[r["experiment"], r["profile"]])
+        at = seen[r["experiment"], r["profile"]]
+        if r.get("phase") == "budget": at = budget_seen(dirs[r["experiment"], r["profile"]], r.get("task", ""), r.get("budget", "")) or at   # a later part's rows: their records
+        status, when = rule_status(r, rules, at)
         out.append(dict(experiment=r["experiment"], profile=r["profile"], task=r.get("task", ""), claim=_short(r["claim"], 60),
-                        budget=r.get("budget", "") if r.get("phase") == "budget" else "", results_seen=seen[r["experiment"], r["profile"]],
+                        budget=r.get("budget", "") if r.get("phase") == "budget" else "", results_seen=at,
                         registered=when, status=status))
     return out
 

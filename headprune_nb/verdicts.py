@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 import numpy as np
+from fastcore.basics import patch
 import torch
 from .bench import t_quantile          # the Student-t critical values, shared with the timing intervals
 from .runs import (Sample, ngram_stats, bleu_from_stats, correct_per_example, bleu_sample, task_scorer,
@@ -20,7 +21,7 @@ from .runs import (Sample, ngram_stats, bleu_from_stats, correct_per_example, bl
 __all__ = ['LEVEL', 'N_BOOT', 'NOTICEABLE', 'CLOSE', 'ALMOST_EVERY', 'MIN_SEEDS', 'VERDICTS', 'N_SIM', 'NOT_CHECKED', 'NOISE',
            'VOTE_CHANCE', 'VOTE_SEEDS', 'UNDER_TRAINED', 'OLD_STYLE', 'ONE_SEED', 't_cdf', 't_ppf', 'resample_weights',
            'ordinal', 'Stat', 'Term', 'Order', 'Abs', 'Neg', 'nth_best', 'lowest', 'highest', 'Spread', 'spread',
-           'joint_draws', 'calibrated', 'Evidence', 'evidence', 'p_value', 'Rule', 'decide', 'claim_row',
+           'joint_draws', 'calibrated', 'Evidence', 'evidence', 'p_value', 'Rule', 'decide', 'claim_row', 'Within',
            'not_checked_row', 'vote_chance', 'seed_vote', 'vote_row', 'guard', 'verdict_word', 'verdict_kind',
            'verdict_counts', 'budget_table', 'seed_band']
 
@@ -242,6 +243,12 @@ class Evidence:
     level: float = LEVEL
     n_examples: int = 0
     at: object = field(default=None, compare=False, repr=False)    # level -> (lo, hi): the interval at another level (None: not known)
+    parts: tuple = field(default=(), compare=False, repr=False)    # an equivalence's (largest gap, smallest gap) Evidence (`Within`)
+
+    def at_level(self, level: float) -> "Evidence":
+        "This evidence with its interval (and its parts') at another `level`."
+        if self.parts: parts = tuple(p.at_level(level) for p in self.parts); return replace(self, lo=parts[1].lo, hi=parts[0].hi, level=level, parts=parts)
+        lo, hi = self.at(level); return replace(self, lo=float(lo), hi=float(hi), level=level)
 
     def show(self, digits: int = 2) -> str:
         f = lambda x: f"{x:+.{digits}f}"
@@ -264,10 +271,11 @@ def evidence(runs: list[dict], stat, n_boot: int = N_BOOT, level: float = LEVEL,
     return Evidence(float(tree.value({k: v.mean() for k, v in seeds.items()})), *map(float, at(level)), len(runs),
                     float(per.std(ddof=1)) if len(runs) > 1 else None, q_lo, q_hi, level, n, at)
 
-def p_value(ev: Evidence, threshold: float) -> float | None:
-    "The smallest error rate 1 - level at which `ev`'s interval excludes `threshold` (None: an interval known at one level only)."
+def p_value(ev: Evidence, rule) -> float | None:
+    "The smallest error rate 1 - level at which `rule` (or a threshold) is decisive on `ev` (None: an interval known at one level only)."
     if ev.at is None: return None
-    def out(a): lo, hi = ev.at(1 - a); return not lo <= threshold <= hi
+    decisive = (lambda e: not e.lo <= rule <= e.hi) if isinstance(rule, (int, float)) else (lambda e: rule.verdict_of(e) != "inconclusive")
+    out = lambda a: decisive(ev.at_level(1 - a))                       # a threshold: excluded from the interval; a rule: decisive
     if not out(1 - 1e-9): return 1.0
     lo, hi = 0.0, 1 - 1e-9
     for _ in range(30): mid = (lo + hi) / 2; lo, hi = (lo, mid) if out(mid) else (mid, hi)
@@ -293,24 +301,72 @@ class Rule:
 
     text = property(words)
 
+    def verdict_of(self, ev: Evidence) -> str:
+        "The three-way verdict of this rule on `ev`'s interval (seeds not counted: `decide`)."
+        above, below = (ev.lo > self.threshold, ev.hi <= self.threshold) if self.op == ">" else (ev.hi < self.threshold, ev.lo >= self.threshold)
+        return "supported" if above else "contradicted" if below else "inconclusive"
+
+    def measure(self, runs: list[dict], stat, **kw) -> Evidence: return evidence(runs, stat, **kw)
+    def reason(self, verdict: str) -> str: return "the interval straddles the threshold" if verdict == "inconclusive" else "the interval excludes the threshold"
+    def shown(self, ev: Evidence) -> str: return f"{self.what} = {ev.show()}"
+
 def decide(rule: Rule, ev: Evidence, min_seeds: int = MIN_SEEDS) -> tuple[str, str]:
     "(verdict, reason): `rule` applied to the interval of `ev`."
-    above, below = ev.lo > rule.threshold, ev.hi <= rule.threshold
-    if rule.op == "<": above, below = ev.hi < rule.threshold, ev.lo >= rule.threshold
-    verdict = "supported" if above else "contradicted" if below else "inconclusive"
-    if verdict == "inconclusive": return verdict, "the interval straddles the threshold"
+    verdict = rule.verdict_of(ev)
+    if verdict == "inconclusive": return verdict, rule.reason(verdict)
     if ev.n_seeds < min_seeds: return "inconclusive", f"{ev.n_seeds} seed(s): would be {verdict}, but training noise is not measured"
-    return verdict, "the interval excludes the threshold"
+    return verdict, rule.reason(verdict)
 
 def claim_row(claim: str, task: str, rule: Rule, ev: Evidence, budget=None, min_seeds: int = MIN_SEEDS, **extra) -> dict:
     "One row of a reproduction's claims.csv: the claim, its rule, point value, interval, seeds, budget and three-way verdict."
     verdict, why = decide(rule, ev, min_seeds)                 # on the exact interval
     kept = replace(ev, point=round(ev.point, 3), lo=round(ev.lo, 3), hi=round(ev.hi, 3))   # as stored: `ours` shows these, as the report does
-    p = p_value(ev, rule.threshold)                            # for Holm's adjustment over a paper's claims (report)
-    return dict(claim=claim, task=task, ours=f"{rule.what} = {kept.show()}", verdict=verdict, rule=rule.words(min_seeds),
+    p = p_value(ev, rule)                                      # for Holm's adjustment over a paper's claims (report)
+    return dict(claim=claim, task=task, ours=rule.shown(kept), verdict=verdict, rule=rule.words(min_seeds),
                 point=kept.point, lo=kept.lo, hi=kept.hi, level=ev.level, seeds=ev.n_seeds or None,
                 seed_sd=None if ev.seed_sd is None else round(ev.seed_sd, 3), examples=ev.n_examples,
                 p="" if p is None else round(p, 4), budget="" if budget is None else budget, why=why, **extra)
+
+# %% ../nbs/93_verdicts.ipynb #eq0code01
+@dataclass(frozen=True, init=False)
+class Within(Rule):
+    "A closeness claim: every signed gap (the statistic: a list of them) lies inside (-threshold, threshold); decided by two one-sided tests."
+    def __init__(self, what: str, threshold: float):
+        if not threshold > 0: raise ValueError(f"Within needs a positive threshold, got {threshold}")
+        for k, v in dict(what=what, op="within", threshold=float(threshold)).items(): object.__setattr__(self, k, v)
+
+    def words(self, min_seeds: int = MIN_SEEDS) -> str:
+        seeds = f" or with fewer than {min_seeds} training seeds" if min_seeds else ""
+        return (f"claim: every {self.what} lies within +-{self.threshold:g} (equivalence, two one-sided tests); supported if the intervals of "
+                f"the largest and of the smallest gap both lie inside (-{self.threshold:g}, +{self.threshold:g}), contradicted if the largest's "
+                f"lies at or above +{self.threshold:g} or the smallest's at or below -{self.threshold:g}, inconclusive otherwise{seeds}")
+
+    text = property(words)
+
+
+# %% ../nbs/93_verdicts.ipynb #eq0code02
+@patch
+def verdict_of(self: Within, ev: Evidence) -> str:
+    top, bottom = ev.parts; c = self.threshold
+    return "supported" if -c < bottom.lo and top.hi < c else "contradicted" if top.lo >= c or bottom.hi <= -c else "inconclusive"
+
+@patch
+def measure(self: Within, runs: list[dict], gaps, **kw) -> Evidence:
+    "`gaps` (metrics -> a list of signed gaps): the Evidence of the largest and of the smallest, joined (interval: their outer bounds)."
+    top, bottom = evidence(runs, lambda m: highest(gaps(m)), **kw), evidence(runs, lambda m: lowest(gaps(m)), **kw)
+    far = top if abs(top.point) >= abs(bottom.point) else bottom
+    return replace(far, lo=bottom.lo, hi=top.hi, boot_lo=bottom.boot_lo, boot_hi=top.boot_hi, parts=(top, bottom),
+                   at=lambda lev: (bottom.at(lev)[0], top.at(lev)[1]))
+
+@patch
+def reason(self: Within, verdict: str) -> str:
+    c = f"+-{self.threshold:g}"
+    return dict(supported=f"every gap's interval lies inside {c}", contradicted=f"a gap's interval lies wholly outside {c}").get(
+        verdict, f"a gap's interval reaches past {c}, none lies wholly outside it")
+
+@patch
+def shown(self: Within, ev: Evidence) -> str: return f"{self.what}: largest {ev.parts[0].show()}, smallest {ev.parts[1].show()}"
+
 
 # %% ../nbs/93_verdicts.ipynb #c5d6e7f1
 NOT_CHECKED = "not checked"
@@ -396,7 +452,7 @@ def verdict_counts(rows: list[dict], shown: bool = False) -> dict:
 # %% ../nbs/93_verdicts.ipynb #a1b2v2code
 def budget_table(claim: str, task: str, rule: Rule, stat, runs_at, budgets, default_steps: int, seed: int = 0, **extra) -> list[dict]:
     "`claim_row`s of `rule` on `stat` of `runs_at(b)` (one {name: Sample} per seed) at the default phase (b None, `default_steps` steps) and each of `budgets`."
-    return [claim_row(claim, task, rule, evidence(runs_at(b), stat, seed=seed), budget=b or default_steps,
+    return [claim_row(claim, task, rule, rule.measure(runs_at(b), stat, seed=seed), budget=b or default_steps,
                       phase="budget" if b else "default", **extra) for b in [None, *budgets]]
 
 def seed_band(samples: list[Sample], seed: int = 0) -> dict:

@@ -1,8 +1,10 @@
 """Coverage study of the claims' intervals (nbs/93_verdicts): for every statistic form the claims use, the share of simulated
 experiments whose 95% interval covers the true value, under no seed effect, a dominant seed effect and equal systems.
 Writes reproduce/coverage.csv, which nbs/93_verdicts' test reads (every form in use within 93-98%).
-Run: `python tools/coverage.py [reps [k/n [out]]] [--order-only]` (default 1000 runs per cell, 4000 for the fast smooth forms; the committed table: 700); `k/n`: only
-cells k, k + n, ... (each cell has its own generator, so parts give the numbers of one run); merge the parts' CSVs by hand; `--order-only`: recompute the order statistics' cells, keep the others' rows from out."""
+Run: `python tools/coverage.py [reps [k/n [out]]] [--order-only] [--form NAME ...]` (default 1000 runs per cell, 4000 for the fast smooth forms; the committed
+table: 700); `k/n`: only cells k, k + n, ... (each cell has its own generator, so parts give the numbers of one run); merge the parts' CSVs by hand;
+`--order-only`: recompute the order statistics' cells, keep the others' rows from out; `--form NAME`: recompute only the cells of these forms, keep
+the others' rows from out (a new form's cells, or a renamed one's, without the whole study)."""
 import csv, math, sys, time
 from pathlib import Path
 import numpy as np
@@ -30,7 +32,9 @@ FORMS = {   # form: (true accuracies unless equal, statistic, used by a claim)
                                              lambda m: lowest([(m["L1"] - m[f"r{j}1"] + m["L2"] - m[f"r{j}2"]) / 2 for j in range(3)]), False),
     "min over 2 K of (leader - best of 3 rivals)": (dict(L1=80, L2=80, **{f"r{j}{K}": 77 - j for j in range(3) for K in (1, 2)}),
                                                     lambda m: lowest(K2(m, lambda m, K: m[f"L{K}"] - highest([m[f"r{j}{K}"] for j in range(3)]))), True),
-    "largest |difference| of 2 systems": (dict(ref=78, g1=79, g2=77.5), lambda m: highest([abs(m["g1"] - m["ref"]), abs(m["g2"] - m["ref"])]), True),
+    "largest |difference| of 2 systems": (dict(ref=78, g1=79, g2=77.5), lambda m: highest([abs(m["g1"] - m["ref"]), abs(m["g2"] - m["ref"])]), False),   # 99.3%: Within
+    "largest gap of 2 systems (equivalence)": (dict(ref=78, g1=79, g2=77.5), lambda m: highest([m["g1"] - m["ref"], m["g2"] - m["ref"]]), True),
+    "smallest gap of 2 systems (equivalence)": (dict(ref=78, g1=79, g2=77.5), lambda m: lowest([m["g1"] - m["ref"], m["g2"] - m["ref"]]), True),
     "4th best of 5 K (no longer used)": ({**{f"a{k}": 80 for k in range(5)}, **{f"b{k}": 79 - k for k in range(5)}},
                                          lambda m: nth_best([m[f"a{k}"] - m[f"b{k}"] for k in range(5)], 4), False),
 }
@@ -62,12 +66,14 @@ def cells(reps: int):
         yield "ratio of timings", scen, True, 4 * reps, (lambda rng, sd=sd, ratio=ratio: timing_cover(rng, 4 * reps, sd, ratio))
 
 def main(reps: int = 1000, part: tuple = (0, 1), out: Path = Path(__file__).resolve().parents[1] / "reproduce" / "coverage.csv",
-         order_only: bool = False):
+         order_only: bool = False, forms: tuple = ()):
     """Cells part[0], part[0] + part[1], ... (each with its own generator, so a study split in parts gives the same numbers); written to `out`.
-    `order_only`: only the order statistics' cells, the others kept from `out` (the smooth forms and timings do not use their calibration)."""
-    rows, kept = [], {(r["form"], r["scenario"]): r for r in csv.DictReader(open(out))} if order_only else {}
+    `order_only`: only the order statistics' cells, the others kept from `out` (the smooth forms and timings do not use their calibration);
+    `forms`: only these forms' cells, the others kept from `out`."""
+    rows, kept = [], {(r["form"], r["scenario"]): r for r in csv.DictReader(open(out))} if order_only or forms else {}
+    keep = (lambda form: form not in forms) if forms else (lambda form: form in CHEAP or form == "ratio of timings")
     for i, (form, scen, used, n, cover) in enumerate(cells(reps)):
-        if (form, scen) in kept and (form in CHEAP or form == "ratio of timings"): rows.append(kept[form, scen]); continue
+        if (form, scen) in kept and keep(form): rows.append(dict(kept[form, scen], used=used)); continue     # its numbers; in use as FORMS says
         if i % part[1] != part[0]: continue
         t0 = time.time()
         rows.append(dict(form=form, scenario=scen, used=used, reps=n, coverage=round(cover(np.random.default_rng(i)), 4), seeds=S, examples=N))
@@ -76,6 +82,9 @@ def main(reps: int = 1000, part: tuple = (0, 1), out: Path = Path(__file__).reso
         w = csv.DictWriter(fh, list(rows[0])); w.writeheader(); w.writerows(rows)
 
 if __name__ == "__main__":
-    a = [x for x in sys.argv[1:] if x != "--order-only"]
+    argv, forms = sys.argv[1:], []
+    while "--form" in argv: i = argv.index("--form"); forms.append(argv[i + 1]); del argv[i:i + 2]
+    if unknown := [f for f in forms if f not in FORMS]: sys.exit(f"coverage.py: unknown form(s) {unknown}: choose from {list(FORMS)}")
+    a = [x for x in argv if x != "--order-only"]
     main(int(a[0]) if a else 1000, tuple(map(int, a[1].split("/"))) if len(a) > 1 else (0, 1), Path(a[2]) if len(a) > 2 else
-         Path(__file__).resolve().parents[1] / "reproduce" / "coverage.csv", "--order-only" in sys.argv)
+         Path(__file__).resolve().parents[1] / "reproduce" / "coverage.csv", "--order-only" in argv, tuple(forms))
