@@ -19,9 +19,9 @@ __all__ = ['PROFILES', 'EXPERIMENTS', 'INSTALLED', 'USER_RESULTS', 'SMOKE_TIMES'
            'EVAL_BATCH', 'CLUSTER_GPUS', 'TIME_MARGIN', 'MAX_TIME_H', 'PROFILE_TIME_MIN', 'Experiment',
            'get_experiment', 'reproduce_dir', 'results_dir', 'committed_dir', 'runtime_of', 'parse_param',
            'run_experiment', 'quiet_kernel', 'live_output', 'notebook_params', 'declared', 'fits', 'check_params',
-           'marker', 'finished', 'unfinish', 'set_aside', 'params_clash', 'is_complete', 'run_all', 'dry_run_root',
-           'dry_run_experiment', 'full_cost', 'wall_hours', 'cost_row', 'dry_run_all', 'cost_table', 'cost_line',
-           'slurm_time', 'executor_for']
+           'marker', 'finished', 'unfinish', 'set_aside', 'params_clash', 'is_complete', 'run_all', 'run_history',
+           'dry_run_root', 'dry_run_experiment', 'full_cost', 'wall_hours', 'cost_row', 'dry_run_all', 'cost_table',
+           'cost_line', 'slurm_time', 'executor_for']
 
 # %% ../nbs/90_reproduce.ipynb #28ff10e1
 PROFILES = ("smoke", "cpu", "full")
@@ -203,7 +203,8 @@ def run_experiment(name: str, profile: str = "smoke", params: dict | None = None
             elif why := params_clash(out, name, profile, params or {}):
                 raise ValueError(f"{out} holds a run with other parameters ({why}); resuming it would reuse its rows: "
                                  f"add --fresh to set it aside and start afresh, or pass another --out")
-            write_json(out / RUN_PARAMS, dict(profile=profile, params=params or {}))
+            history = run_history(out)                  # what complete.json said of the runs before: kept
+            write_json(out / RUN_PARAMS, dict(profile=profile, params=params or {}, history=history))
             unfinish(out)                               # a re-run is unfinished until it finishes
             for dead in out.glob(f".{Path(exp.notebook).stem}-*.ipynb"): dead.unlink()   # a killed run's (we hold the lock)
             fd, executed = tempfile.mkstemp(prefix=f".{Path(exp.notebook).stem}-", suffix=".ipynb", dir=out); os.close(fd)
@@ -216,7 +217,7 @@ def run_experiment(name: str, profile: str = "smoke", params: dict | None = None
             finally: _keep_executed(executed, out / exp.notebook)
             write_json(out / COMPLETE, dict(name=name, profile=profile, params=params or {},
                                             command=os.environ["HEADPRUNE_COMMAND"],
-                                            finished_utc=utc_now()))
+                                            finished_utc=utc_now(), **history))
             (out / FRESH).unlink(missing_ok=True)       # finished: a later --fresh sets this run aside
             (out / RUN_PARAMS).unlink(missing_ok=True)  # complete.json says it now
     finally:
@@ -414,6 +415,16 @@ def run_all(profile: str, params: dict | None = None, out_root=None, force: bool
             lines = [l for l in str(e).splitlines() if l.strip()]
             status[name] = f"failed: {type(e).__name__}: {lines[-1] if lines else ''}"[:300]
     return status
+
+# %% ../nbs/90_reproduce.ipynb #a2adbba6
+def run_history(out) -> dict:
+    "The `note` and `runs` a re-run of folder `out` carries into its complete.json: the finished run's, plus that run itself; an interrupted re-run's from RUN_PARAMS."
+    out = Path(out)
+    try: prev, pending = finished(out), marker(out / RUN_PARAMS)
+    except ValueError: return {}                        # damaged: checked and reported where the run starts
+    if prev is None: return (pending or {}).get("history", {})
+    this = {k: prev[k] for k in ("command", "profile", "params", "finished_utc") if k in prev}
+    return dict(**({"note": prev["note"]} if "note" in prev else {}), runs=[*prev.get("runs", []), this])
 
 # %% ../nbs/90_reproduce.ipynb #0898f22b
 GPU_ASSUMPTION = dict(gpu="one NVIDIA A100 80GB", tflops=15.0,

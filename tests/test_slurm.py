@@ -46,6 +46,8 @@ def _munge_up() -> str | None:
         key.parent.mkdir(parents=True, exist_ok=True); key.write_bytes(os.urandom(1024))
     for d in ("/etc/munge", "/run/munge", "/var/lib/munge", "/var/log/munge"):
         Path(d).mkdir(parents=True, exist_ok=True); shutil.chown(d, "munge", "munge")
+        for f in Path(d).iterdir():             # munged refuses a log or seed file root left there ("Logfile is insecure")
+            if f.is_file() and not f.is_symlink(): shutil.chown(f, "munge", "munge")
     shutil.chown(key, "munge", "munge"); key.chmod(0o400)
     subprocess.run(["runuser", "-u", "munge", "--", "munged"], capture_output=True)
     ok = subprocess.run("munge -n | unmunge", shell=True, capture_output=True)
