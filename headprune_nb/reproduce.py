@@ -416,7 +416,7 @@ def run_all(profile: str, params: dict | None = None, out_root=None, force: bool
             status[name] = f"failed: {type(e).__name__}: {lines[-1] if lines else ''}"[:300]
     return status
 
-# %% ../nbs/90_reproduce.ipynb #a2adbba6
+# %% ../nbs/90_reproduce.ipynb #3001a68c
 def run_history(out) -> dict:
     "The `note` and `runs` a re-run of folder `out` carries into its complete.json: the finished run's, plus that run itself; an interrupted re-run's from RUN_PARAMS."
     out = Path(out)
