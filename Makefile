@@ -65,8 +65,10 @@ sync-check: install
 	  echo "headprune_nb/ or nbs/ changed under nbdev-export/nbdev-clean: edit the notebooks, run both, commit"; exit 1; fi
 	$(BIN)/python tools/readme.py --check
 
+# Two notebooks at a time, one torch thread each: two threads each would oversubscribe the two cores, and a waiting
+# OpenMP thread spins (nbs/90_reproduce: 10-20x slower steps for tiny models on a busy machine)
 nbtest: install
-	$(BIN)/nbdev-test --n-workers 2 $(if $(filter 1,$(FAIRSEQ)),--flags fairseq)
+	OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $(BIN)/nbdev-test --n-workers 2 $(if $(filter 1,$(FAIRSEQ)),--flags fairseq)
 
 # Two test processes (pytest-xdist), a file to each: the dry runs of tests/test_dry_run.py share one scratch folder
 # and run in order in one process while the other files run in the other (tests/conftest.py: one torch thread each)
