@@ -84,9 +84,7 @@ def beam_step(S: dict, log_probs: torch.Tensor, cur: int, max_len: int, eos: int
 def _finish(S: dict, cand: torch.Tensor, score: torch.Tensor, just: torch.Tensor) -> None:
     "Merge the candidates that `just` finished (with their length-normalised `score`) into each sentence's best k finished."
     k = S["fin"].shape[1]
-    score = score + S["fin_ok"].all(-1, keepdim=True).to(torch.float32) * -1.0e9   # early stopping: a full sentence takes none
-    score += (~S["open"]).to(torch.float32) * -1.0e9
-    score += (~just) * -1.0e9
+    score = score + (~just) * -1.0e9          # generate also bars full sentences here: ours have left the batch
     scores = torch.cat((S["fin"], score), 1)
     best = torch.topk(scores, k=k)[1]
     S["fin_seqs"] = _take(torch.cat((S["fin_seqs"], cand), 1), best)
