@@ -48,15 +48,15 @@ ROW_PROCESSORS = {"ForcedEOSTokenLogitsProcessor", "MinLengthLogitsProcessor", "
                   "NoRepeatNGramLogitsProcessor", "RepetitionPenaltyLogitsProcessor", "NoBadWordsLogitsProcessor",
                   "SuppressTokensLogitsProcessor"}
 
-def logits_processors(model: nn.Module, beam: int, eos: int, pad: int, start: int, max_length: int):
+def logits_processors(model: nn.Module, beam: int, eos: int, pad: int, start: int, max_length: int, device=None):
     "The logits processors `generate` would run in this beam search (its private builder; None where it fails)."
     gc = copy.deepcopy(model.generation_config)
     gc.update(num_beams=beam, eos_token_id=eos, pad_token_id=pad, decoder_start_token_id=start, max_length=max_length,
               do_sample=False, early_stopping=True)
     for name, v in (("eos", [eos]), ("pad", pad), ("decoder_start", start), ("bos", None)):
-        setattr(gc, f"_{name}_token_tensor", None if v is None else torch.tensor(v))
-    try: return model._get_logits_processor(generation_config=gc, input_ids_seq_length=1,       # a stand-in source: builds
-                                            encoder_input_ids=torch.zeros(1, 1, dtype=torch.long))   # the processors that read it
+        setattr(gc, f"_{name}_token_tensor", None if v is None else torch.tensor(v, device=device))
+    src = torch.zeros(1, 1, dtype=torch.long, device=device)      # a stand-in source: builds the processors that read it
+    try: return model._get_logits_processor(generation_config=gc, input_ids_seq_length=1, encoder_input_ids=src, device=device)
     except Exception: return None
 
 # %% ../nbs/06b_beam.ipynb #d3ac8003
@@ -115,15 +115,16 @@ class EncDecBeam:
         if not model.config.is_encoder_decoder: return False
         procs = logits_processors(model, beam, eos, pad, start, 2)
         return procs is not None and {type(p).__name__ for p in procs} <= ROW_PROCESSORS
-    def _processors(self, max_len: int):
-        if max_len not in self.procs: self.procs[max_len] = logits_processors(self.model, self.k, self.eos, self.pad, self.start, max_len)
-        return self.procs[max_len]
+    def _processors(self, max_len: int, device):
+        if (max_len, device) not in self.procs:
+            self.procs[max_len, device] = logits_processors(self.model, self.k, self.eos, self.pad, self.start, max_len, device)
+        return self.procs[max_len, device]
 
 # %% ../nbs/06b_beam.ipynb #0d820d87
 @torch.no_grad()
 def _search(self: EncDecBeam, ids: torch.Tensor, mask: torch.Tensor, max_new: int) -> torch.Tensor:
     m, k, dev, max_len = self.model, self.k, ids.device, 1 + max_new
-    procs, S = self._processors(max_len), beam_state(len(ids), k, max_len, self.start, self.pad, dev)
+    procs, S = self._processors(max_len, dev), beam_state(len(ids), k, max_len, self.start, self.pad, dev)
     enc, cache = m.get_encoder()(input_ids=ids, attention_mask=mask, return_dict=True).last_hidden_state, beam_cache(m)
     out, rows = S["fin_seqs"][:, 0].clone(), 1
     for cur in range(1, max_len):
