@@ -111,7 +111,7 @@ class EncDecBeam:
         alpha = model.generation_config.length_penalty                # unset: generate's default, 1
         self.alpha, self.procs = 1.0 if alpha is None else alpha, {}
     @staticmethod
-    def covers(model: nn.Module, beam: int = 5, eos: int = 2, pad: int = 1, start: int = 2) -> bool:
+    def covers(model: nn.Module, beam: int, eos: int, pad: int, start: int) -> bool:
         if not model.config.is_encoder_decoder: return False
         procs = logits_processors(model, beam, eos, pad, start, 2)
         return procs is not None and {type(p).__name__ for p in procs} <= ROW_PROCESSORS
@@ -159,7 +159,7 @@ EncDecBeam._next_rows = _next_rows
 # %% ../nbs/06b_beam.ipynb #1375a15e
 SEARCHES = {"beam": EncDecBeam, "hf": HFGenerate}
 
-def pick_search(model: nn.Module, name: str = "beam", **kw):
+def pick_search(model: nn.Module, name: str, **kw):
     "The search class `SEARCHES[name]`, or `HFGenerate` where that one does not cover `model`."
     if name not in SEARCHES: raise ValueError(f"unknown search {name!r}; known: {', '.join(SEARCHES)}")
     return SEARCHES[name] if SEARCHES[name].covers(model, **kw) else HFGenerate
