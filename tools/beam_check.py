@@ -32,10 +32,16 @@ def main(argv=None) -> int:
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--out", type=Path, required=True)
     a = p.parse_args(argv)
+    if not (a.imported / "config.json").exists():
+        p.error(f"{a.imported} holds no imported model (config.json): run tools/peer_fairseq.py first, or give --imported")
+    if not (a.text / "test.de").exists(): p.error(f"{a.text / 'test.de'} not found: give --text, the folder of the BPE test set")
+    if not 0 <= a.remove < 1 or a.sentences < 1 or a.threads < 1:
+        p.error("--remove must lie in [0, 1), --sentences and --threads must be >= 1")
     import torch
     from headprune_nb.prune import load_pruned, apply_layout
     from headprune_nb.data import vocab_beside, read_lines
     from headprune_nb.train import translate
+    from headprune_nb.store import write_atomic
     torch.set_num_threads(a.threads)
     model, vocab = load_pruned(a.imported), vocab_beside(a.imported)
     if a.remove: model = apply_layout(model, removal_layout(model, a.remove, 0))
@@ -44,7 +50,7 @@ def main(argv=None) -> int:
     hyps = translate(model, vocab, sources, search=a.search)
     print(f"{a.search} remove={a.remove}: {len(hyps)} sentences, {time.process_time() - t0:.1f} CPU-s in translate",
           file=sys.stderr)
-    a.out.write_text("".join(h + "\n" for h in hyps), encoding="utf-8")
+    write_atomic(a.out, "".join(h + "\n" for h in hyps))
     return 0
 
 
