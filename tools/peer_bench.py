@@ -44,13 +44,14 @@ class Peer:
 PEERS = {"hf4": Peer("hf4", "hf4", (HF4_SPEC, "safetensors")), "self": Peer("self", "ours", in_process=True)}
 
 
-def prepare_venv(name: str, packages) -> str:
-    "The peer's virtualenv under $HEADPRUNE_CACHE/peers/NAME with our torch build and `packages`; made once (locked), reused."
+def prepare_venv(name: str, *installs, check: str | None = None) -> str:
+    """The peer's virtualenv under $HEADPRUNE_CACHE/peers/NAME: our torch build, then each of `installs` (pip arguments),
+    then `check` (Python code that must run there); made once (locked; a half-made one is made again), reused."""
     import torch
     from headprune_nb.recipes import cache_dir
     from headprune_nb.store import folder_lock, write_atomic
     folder = cache_dir() / "peers" / name
-    want = json.dumps(dict(torch=torch.__version__, packages=list(packages)))
+    want = json.dumps(dict(torch=torch.__version__, installs=[list(i) for i in installs], check=check))
     py = folder / "venv" / "bin" / "python"
     with folder_lock(folder, wait=True):
         ready = folder / "ready.json"
@@ -59,7 +60,7 @@ def prepare_venv(name: str, packages) -> str:
         ready.unlink(missing_ok=True)
         steps = [[sys.executable, "-m", "venv", "--clear", str(folder / "venv")],
                  [str(py), str(ROOT / "tools" / "install_torch.py"), f"torch=={torch.__version__.split('+')[0]}"],
-                 [str(py), "-m", "pip", "install", "-q", *packages]]
+                 *[[str(py), "-m", "pip", "install", "-q", *i] for i in installs], *([[str(py), "-c", check]] if check else [])]
         for cmd in steps:
             if subprocess.run(cmd).returncode:
                 sys.exit(f"peer {name}: `{shlex.join(cmd)}` failed; see above (a network or disk problem?), then run again")
@@ -124,20 +125,6 @@ def run_worker(python: str | None, argv: list[str]) -> dict:
 
 
 # ---- statistics over rounds ------------------------------------------------------------------------------------------
-def mean_interval(xs) -> tuple[float, float, float]:
-    "(mean, low, high): a 95% t interval over the rounds (infinite with one)."
-    from headprune_nb.bench import t_quantile
-    m = statistics.mean(xs)
-    if len(xs) < 2: return m, -math.inf, math.inf
-    half = t_quantile(0.95, len(xs) - 1) * statistics.stdev(xs) / math.sqrt(len(xs))
-    return m, m - half, m + half
-
-
-def ratio_interval(nums, dens) -> tuple[float, float, float]:
-    "Geometric mean of num/den over rounds and its 95% interval (a t interval on the log ratios)."
-    return tuple(math.exp(v) for v in mean_interval([math.log(n / d) for n, d in zip(nums, dens)]))
-
-
 def verdict(lo: float, hi: float, threshold: float) -> str:
     "met: the interval lies above `threshold`; missed: below it; else inconclusive."
     return "met" if lo > threshold else "missed" if hi < threshold else "inconclusive"
@@ -145,6 +132,7 @@ def verdict(lo: float, hi: float, threshold: float) -> str:
 
 def row_for(eps: dict, b: str, share: float, ideal: float, ours: str, theirs: str) -> dict:
     "One batch size and share: examples/s, the speed-ups and ratios with their intervals, the goals and their gaps."
+    from headprune_nb.bench import mean_interval, ratio_interval
     o0, o1, t0, t1 = (eps[s][v][b] for s, v in ((ours, "0"), (ours, str(share)), (theirs, "0"), (theirs, str(share))))
     s_o, s_t = ratio_interval(o1, o0), ratio_interval(t1, t0)
     diff = mean_interval([100 * (a / c - b_ / d) for a, c, b_, d in zip(o1, o0, t1, t0)])

@@ -12,7 +12,7 @@ One command (`tools/peer_bench.py --peer fairseq ...` calls `main(argv)`; or run
    buckets and length limits, unpruned and with the same heads removed from both (`prune.apply_layout` slices the
    fairseq model's weights exactly as it slices ours: fairseq has no head pruning of its own), each side in its own
    process, alternated over rounds (the order flips every round), under `bench.LoadMonitor`. The ratio fairseq time /
-   ours gets a 95% t interval over the rounds (`bench.speedup_interval`); translations and BLEU of both are compared.
+   ours gets a 95% t interval over the rounds (`bench.ratio_interval`); translations and BLEU of both are compared.
 4. `fairseq_decode.csv` (one row per variant), `fairseq_rounds.csv` (every timing) and `fairseq_decode.json` (both, the
    heads removed, provenance, the peer's versions) under --out (default reproduce/results/<device>/peer_bench).
 
@@ -26,7 +26,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 FAIRSEQ_SPEC = "fairseq-fixed==0.12.3.1"
-TORCH_SPEC = "torch==2.13.0"          # the Makefile's TORCH
 # reproduce/results/cpu/fairseq_import/fairseq-train.sh, without --max-epoch (the --epochs option)
 TRAIN_ARGS = ["--cpu", "--arch", "transformer_iwslt_de_en", "--encoder-embed-dim", "256", "--decoder-embed-dim", "256",
               "--encoder-layers", "3", "--decoder-layers", "3", "--encoder-attention-heads", "8",
@@ -63,23 +62,11 @@ def package_requirements() -> list[str]:
     return reqs + [f"transformers=={transformers.__version__}"]
 
 
-def venv_python(venv: Path) -> Path: return venv / "bin" / "python"
-
-
-def ensure_venv(venv: Path) -> Path:
-    "The peer virtualenv's python, made once (a marker file says it is complete; a half-made one is finished on the next run)."
-    py, ready = venv_python(venv), venv / "headprune-peer-ready"
-    if ready.exists() and py.exists(): return py
-    log = venv.parent / "venv.log"
-    venv.parent.mkdir(parents=True, exist_ok=True)
-    say(f"making fairseq's virtualenv in {venv} (once; minutes; log {log})")
-    if not py.exists(): run([Path(sys.executable).resolve(), "-m", "venv", venv], log)
-    run([py, ROOT / "tools" / "install_torch.py", TORCH_SPEC], log)
-    run([py, "-m", "pip", "install", "-q", *package_requirements()], log)
-    run([py, "-m", "pip", "install", "-q", "--no-build-isolation", "--no-deps", FAIRSEQ_SPEC], log)
-    run([py, "-c", "import fairseq, transformers, torch"], log)
-    ready.write_text(FAIRSEQ_SPEC + "\n")
-    return py
+def ensure_venv() -> Path:
+    "fairseq's virtualenv's python (peer_bench.prepare_venv: made once, reused): our dependencies, then fairseq without its pins."
+    from peer_bench import prepare_venv
+    return Path(prepare_venv("fairseq", package_requirements(), ["--no-build-isolation", "--no-deps", FAIRSEQ_SPEC],
+                             check="import fairseq, transformers, torch"))
 
 
 # ---------------------------------------------------------------- 2. data, training, import
@@ -272,14 +259,14 @@ SIDES_OF = {"ours-as-peer": "ours"}      # --self-check: our decoder plays the p
 
 def summarise(timings: list[dict], refs: list[str], peer: str = "fairseq") -> list[dict]:
     "Per variant: median sentences/s of both, the ratio peer time / ours with its 95% interval, BLEU of both, identical share."
-    from headprune_nb.bench import speedup_interval
+    from headprune_nb.bench import ratio_interval
     from headprune_nb.train import bleu
     rows = []
     for v in VARIANTS:
         them = sorted((t for t in timings if t["variant"] == v and t["side"] == peer), key=lambda t: t["round"])
         us = sorted((t for t in timings if t["variant"] == v and t["side"] == "ours"), key=lambda t: t["round"])
         if not them or len(them) != len(us): raise ValueError(f"{v}: {len(them)} {peer} timings against {len(us)} of ours")
-        est, lo, hi = (1 + p / 100 for p in speedup_interval([t["seconds"] for t in them], [t["seconds"] for t in us]))
+        est, lo, hi = ratio_interval([t["seconds"] for t in them], [t["seconds"] for t in us])
         h_them, h_us = them[0]["hyps"], us[0]["hyps"]
         stable = all(t["hyps"] == h_them for t in them) and all(t["hyps"] == h_us for t in us)
         b_them, b_us = bleu(h_them, refs)["bleu_tok"], bleu(h_us, refs)["bleu_tok"]
@@ -352,7 +339,7 @@ def _prepare(a, work: Path) -> dict:
     if a.self_check:
         return dict(work=work, pythons={"ours-as-peer": Path(sys.executable), "ours": Path(sys.executable)},
                     paths=dict(imported=str(self_check_model(work)), text=str(work / "text")), peer="ours-as-peer")
-    py = ensure_venv(peer_home() / "venv")          # under the lock of the default work folder's run, or --work's
+    py = ensure_venv()
     text = write_text(work, a.corpus)
     data_bin = binarise(py, work, text)
     ckpt = a.checkpoint.resolve() if a.checkpoint else train(py, work, data_bin, a.epochs, a.threads)
