@@ -16,8 +16,7 @@ from .store import dry_cap, dry_replay, write_csv, folder_lock, atomic_file, PRE
 
 # %% auto #0
 __all__ = ['PRECISIONS', 'HeadPruner', 'TrainConfig', 'autocast', 'use_precision', 'at_precision', 'lr_factor', 'task_loss',
-           'save_checkpoint', 'load_checkpoint', 'train', 'BeamCache', 'beam_cache', 'accuracy', 'translate_batches',
-           'translate', 'bleu']
+           'save_checkpoint', 'load_checkpoint', 'train', 'accuracy', 'translate_batches', 'translate', 'bleu']
 
 # %% ../nbs/06_train.ipynb #6bf93682
 class HeadPruner(nn.Module):
@@ -292,20 +291,6 @@ def train(model: nn.Module, batches, cfg: TrainConfig, pruner: HeadPruner | None
         model.eval()
         return dict(metrics, steps=step, train_seconds=round(seconds(), 1))
 
-# %% ../nbs/06_train.ipynb #b74dcdef
-from transformers.cache_utils import DynamicCache, EncoderDecoderCache
-
-class BeamCache(EncoderDecoderCache):
-    "An Enc-Dec cache whose beam reordering leaves the cross-attention keys and values alone (all beams share them)."
-    def reorder_cache(self, beam_idx: torch.LongTensor): self.self_attention_cache.reorder_cache(beam_idx)
-
-def beam_cache(model: nn.Module) -> dict:
-    "`generate` keyword for a fresh `BeamCache` on an Enc-Dec model (`cache`, or `past_key_values` before transformers renamed it); {} otherwise."
-    if not model.config.is_encoder_decoder: return {}
-    cfg = model.config.get_text_config(decoder=True)
-    name = "cache" if "cache" in inspect.signature(model.forward).parameters else "past_key_values"
-    return {name: BeamCache(DynamicCache(config=cfg), DynamicCache(config=cfg))}
-
 # %% ../nbs/06_train.ipynb #7a7422e9
 @torch.no_grad()
 def accuracy(model: nn.Module, batches) -> float:
@@ -331,16 +316,16 @@ def translate_batches(vocab, sources: list[str], generate, batch_size: int = 64)
     return out
 
 def translate(model: nn.Module, vocab, sources: list[str], beam: int = 5, batch_size: int = 64,
-              max_len_a: float = 1.2, max_len_b: int = 10) -> list[str]:
-    "Beam-search translations (BPE strings) of BPE-segmented `sources`, in input order."
+              max_len_a: float = 1.2, max_len_b: int = 10, search: str = "beam") -> list[str]:
+    "Beam-search translations (BPE strings) of BPE-segmented `sources`, in input order; `search` one of `beam.SEARCHES`."
+    from headprune_nb.beam import pick_search
     model.eval()
     dev = next(model.parameters()).device
+    ids = dict(beam=beam, eos=vocab.eos, pad=vocab.pad, start=vocab.eos)
+    decode = pick_search(model, search, **ids)(model, **ids)
     def generate(b):                             # at most max_len_a * (source length with </s>) + max_len_b tokens
-        gen = model.generate(input_ids=b["input_ids"].to(dev), attention_mask=b["attention_mask"].to(dev), **beam_cache(model),
-                             num_beams=beam, max_new_tokens=dry_cap(int(max_len_a * b["input_ids"].shape[1] + max_len_b), "decode_len"),
-                             decoder_start_token_id=vocab.eos, eos_token_id=vocab.eos, pad_token_id=vocab.pad,
-                             do_sample=False, early_stopping=True)
-        return gen[:, 1:]
+        return decode(b["input_ids"].to(dev), b["attention_mask"].to(dev),
+                      dry_cap(int(max_len_a * b["input_ids"].shape[1] + max_len_b), "decode_len"))
     return translate_batches(vocab, sources, generate, batch_size)
 
 def bleu(hyps_bpe: list[str], refs_tok: list[str], lang: str = "en") -> dict:
