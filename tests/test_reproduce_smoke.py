@@ -355,7 +355,8 @@ def test_behnke2020_smoke_rounds_tables_and_resume(tmp_path, monkeypatch, smoke_
     seed1_prov = (apart / "seed1" / "provenance.json").read_text()
     gathered = run_experiment("behnke2020", "smoke", out_dir=apart, progress=False)   # the main run reads it back, runs it not again
     assert (apart / "seed1" / "provenance.json").read_text() == seed1_prov
-    assert [c for c in read_csv(gathered / "claims.csv") if c.get("lo") not in (None, "")] == three_way
+    untimed = lambda rows: [c for c in rows if c.get("lo") not in (None, "") and c["claim"] != fast["claim"]]   # timed again here
+    assert untimed(read_csv(gathered / "claims.csv")) == untimed(three_way)
     assert json.loads((gathered / "provenance.json").read_text())["other_seeds"]["1"]["finished_utc"] == json.loads(seed1_prov)["finished_utc"]
     p = json.loads(seed1_prov)                                             # one run with another beam: set aside, run again
     (apart / "seed1" / "provenance.json").write_text(json.dumps(dict(p, params=dict(p["params"], beam=2))))
