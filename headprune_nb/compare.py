@@ -21,7 +21,7 @@ from .bench import compare_pruned
 from .api import make_pruner
 from .runs import (RunKey, RunRecord, SeedRuns, Sample, load_record, save_record, record_path, run_grid,
                                score_masked, sample_of, sample_made, baseline_of, recipe_index)
-from .verdicts import Rule, evidence, claim_row, not_checked_row, budget_table, seed_band, lowest, highest, guard
+from .verdicts import Rule, evidence, claim_row, not_checked_row, budget_table, seed_band, lowest, highest, guard, per_seed
 
 # %% auto #0
 __all__ = ['METHODS', 'JOINT', 'PIPELINED', 'PHASES', 'RECORDS_ONLY', 'RUNS', 'TABLE_EXTRAS', 'GATES_DECIDED', 'MASK_SETTLED',
@@ -433,19 +433,16 @@ def existing(self: Comparison, keys) -> dict:
 
 # %% ../nbs/95_compare.ipynb #6cddde07
 @patch
-def speed_vote(self: Comparison, recs: dict, task: str, seeds, K: int, fastest: str, methods) -> tuple:
-    "(one vote per seed, what each showed): is `fastest`'s attention speed-up at K above every other method's by more than the timing noise? (None, why): a timing missing."
+def speed_runs(self: Comparison, recs: dict, task: str, seeds, K: int, fastest: str, methods) -> tuple:
+    "(runs, what each seed showed): each seed's attention speed-up (%) of `methods` at K, as `verdicts.per_seed` runs ('method@K': for `lead(fastest, ...)`); (None, why): a timing missing."
     sps = {}
     for s in seeds:
         got = {m: recs.get(replace(self.key(task, m, K, s), method=f"attention_{m}")) for m in methods}
         if None in got.values(): return None, f"seed {s}: not all timed at K={K}"
         sps[s] = {m: r.extra["speedup_pct"] for m, r in got.items()}
-    tol, n = timing_noise(recs, task)
-    if tol is None: return None, "no mask timed twice: the timing noise is unknown"
-    gaps = {s: sp[fastest] - max(v for m, v in sp.items() if m != fastest) for s, sp in sps.items()}
-    return ([True if g > tol else False if g < -tol else None for g in gaps.values()],
-            "; ".join(f"seed {s}: {fastest.upper()} {sps[s][fastest]:.1f}% vs best other {sps[s][fastest] - g:.1f}% ({g:+.1f})" for s, g in gaps.items())
-            + f"; timing noise {tol:.1f} points (largest difference of two timings of one mask, {n} masks)")
+    best = lambda sp: max(v for m, v in sp.items() if m != fastest)
+    return (per_seed([{f"{m}@{K}": v for m, v in sp.items()} for sp in sps.values()]),
+            "; ".join(f"seed {s}: {fastest.upper()} {sp[fastest]:.1f}% vs best other {best(sp):.1f}% ({sp[fastest] - best(sp):+.1f})" for s, sp in sps.items()))
 
 # %% ../nbs/95_compare.ipynb #168fa2b6
 @patch

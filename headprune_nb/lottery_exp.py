@@ -12,7 +12,7 @@ import numpy as np
 from .runs import RunKey, RunRecord, run_grid, load_sample, save_record
 from .store import read_csv, read_json, write_json, blank, dry_run, dry_note, dry_replay, save_figure
 from .heads import ENC_DEC_KINDS
-from .verdicts import NOISE, NOTICEABLE, Rule, evidence, claim_row, not_checked_row, NOT_CHECKED, vote_row, lowest, guard
+from .verdicts import NOISE, NOTICEABLE, Rule, evidence, claim_row, not_checked_row, NOT_CHECKED, vote_row, lowest, highest, guard, per_seed
 
 # %% auto #0
 __all__ = ['DEFAULTS', 'TRAINING', 'RECORDS', 'VOTE', 'CHECKS', 'INTERVALS', 'PROPERTY', 'RUN_FIELDS', 'METHODS', 'settings',
@@ -20,7 +20,8 @@ __all__ = ['DEFAULTS', 'TRAINING', 'RECORDS', 'VOTE', 'CHECKS', 'INTERVALS', 'PR
            'grid_names', 'read_seed', 'table3', 'table5', 'table7', 'faster', 'beside_published', 'layers', 'near',
            'removed_share', 'check_quality', 'check_decoder_first', 'check_first_layer', 'check_context_deeper',
            'sees_source', 'judged_rounds', 'check_beats_reinit', 'check_faster', 'samples', 'quality_claim',
-           'reinit_claim', 'lottery_signals', 'interval_row', 'claim_row_of', 'ticket_band', 'plot_bleu', 'plot_layers',
+           'reinit_claim', 'kinds_claim', 'layer_counts', 'first_layer_claim', 'deeper_claim', 'speed_claim',
+           'lottery_signals', 'interval_row', 'claim_row_of', 'ticket_band', 'plot_bleu', 'plot_layers',
            'figure_rounds', 'run_line', 'provenance_extra', 'run_summary', 'same_settings', 'unfinished_error',
            'run_seed', 'gather_seeds', 'LotteryRun', 'round_table', 'committed_settings', 'made_then',
            'migrated_lottery', 'migrated_round', 'migrated_timing', 'migrate']
@@ -303,8 +304,44 @@ def reinit_claim(main: SeedRecords, seeds: list, judged) -> tuple | None:
                  f"in every seed ({judged})", ">", 0.0), samples(seeds, names),
             lambda x, rs=judged: lowest([x[f"ticket{i}"] - x[f"reinit{i}"] for i in rs]))
 
+# %% ../nbs/96_lottery_exp.ipynb #psd0co01
+def kinds_claim(main: SeedRecords, seeds: list, judged) -> tuple | None:
+    "(rule, runs, statistic): decoder self-attention's share of heads removed minus the largest other kind's (points), per seed at its round nearest 50%."
+    if "dec_self" not in main.kinds or not all(near(s, 50) for s in seeds): return None
+    others = [k for k in main.kinds if k != "dec_self"]
+    return (Rule("share of decoder self-attention heads removed minus the largest share of another kind (points, at the converged round "
+                 "nearest 50% removed)", ">", 0.0), per_seed([{k: 100 * removed_share(s, near(s, 50), k) for k in s.kinds} for s in seeds]),
+            lambda x: x["dec_self"] - highest([x[k] for k in others]))
+
+def layer_counts(seeds: list, kind: str, at) -> list[dict]:
+    "[{'layer l': heads kept}] per seed: `kind`'s heads per layer after round `at(seed)`, as `evidence`'s runs."
+    return per_seed([{f"layer {l}": h for l, h in enumerate(layers(s.rounds[at(s)], kind))} for s in seeds])
+
+# %% ../nbs/96_lottery_exp.ipynb #psd0co02
+def first_layer_claim(main: SeedRecords, seeds: list, judged) -> tuple | None:
+    "(rule, runs, statistic): the heads decoder self-attention's first layer keeps after the last round, minus the most another of its layers keeps."
+    n = len(layers(main.rounds[0], "dec_self")) if "dec_self" in main.kinds else 0
+    if n < 2: return None
+    return (Rule("heads the first decoder self-attention layer keeps after the last round minus the most another layer keeps", ">", 0.0),
+            layer_counts(seeds, "dec_self", lambda s: -1), lambda x: x["layer 0"] - highest([x[f"layer {l}"] for l in range(1, n)]))
+
+def deeper_claim(main: SeedRecords, seeds: list, judged) -> tuple | None:
+    "(rule, runs, statistic): the smallest rise in cross-attention heads kept from one layer to the next, per seed at its round nearest 50%."
+    n = len(layers(main.rounds[0], "cross")) if "cross" in main.kinds else 0
+    if n < 2 or not all(near(s, 50) for s in seeds): return None
+    return (Rule("smallest rise in cross-attention heads kept from a layer to the next (at the converged round nearest 50% removed)", ">", 0.0),
+            layer_counts(seeds, "cross", lambda s: near(s, 50)), lambda x: lowest([x[f"layer {l + 1}"] - x[f"layer {l}"] for l in range(n - 1)]))
+
+def speed_claim(main: SeedRecords, seeds: list, judged) -> tuple | None:
+    "(rule, runs, statistic): the log of the unpruned model's median decoding time over the Table 7 ticket's, per seed (None: a seed not timed)."
+    if not all(s.timing for s in seeds): return None
+    med = lambda s, m: float(np.log(statistics.median(s.timing.timings[m])))
+    return (Rule("log speed ratio: the unpruned model's median decoding time over the Table 7 ticket's (each seed's own ticket)", ">", 0.0),
+            per_seed([dict(unpruned=med(s, "baseline"), ticket=med(s, "pruned")) for s in seeds]), lambda x: x["unpruned"] - x["ticket"])
+
 # %% ../nbs/96_lottery_exp.ipynb #dfaabfc4
-INTERVALS = dict(quality_holds=quality_claim, pruned_beats_reinit=reinit_claim)
+INTERVALS = dict(quality_holds=quality_claim, pruned_beats_reinit=reinit_claim, decoder_self_first=kinds_claim,
+                 decoder_first_layer=first_layer_claim, context_deeper=deeper_claim, pruned_faster=speed_claim)
 
 # %% ../nbs/96_lottery_exp.ipynb #c7206279
 PROPERTY = {"decoder_self_first": "at the converged round nearest 50% removed, decoder self-attention lost at least the share of each other kind",
@@ -338,13 +375,13 @@ def interval_row(c: dict, main: SeedRecords, seeds: list, judged, task: str, our
 
 # %% ../nbs/96_lottery_exp.ipynb #67190fcb
 def claim_row_of(c: dict, main: SeedRecords, seeds: list, judged, task: str) -> dict:
-    "One claims.csv row for the published claim `c`: an interval, 'not checked', or one vote per seed."
+    "One claims.csv row for the published claim `c`: an interval (per-sentence samples or numbers per seed), 'not checked', or one vote per seed."
     ours, verdict = CHECKS[c["our_check"]](main, judged)
-    if row := interval_row(c, main, seeds, judged, task, ours): return guard(row, lottery_signals(seeds))
-    if verdict == NOT_CHECKED: return not_checked_row(c["claim"], task, ours)
     others = [s for s in seeds if s is not main]
     theirs = [CHECKS[c["our_check"]](s, judged) for s in others]
     seen = (f"seed {main.seed}: " if others else "") + ours + "".join(f"; seed {s.seed}: {o}" for s, (o, _) in zip(others, theirs))
+    if row := interval_row(c, main, seeds, judged, task, seen): return guard(row, lottery_signals(seeds))
+    if verdict == NOT_CHECKED: return not_checked_row(c["claim"], task, ours)
     return guard(vote_row(c["claim"], task, PROPERTY[c["our_check"]], [VOTE[verdict]] + [VOTE[v] for _, v in theirs], seen), lottery_signals(seeds))
 
 # %% ../nbs/96_lottery_exp.ipynb #bfb9aad9

@@ -22,8 +22,8 @@ __all__ = ['LEVEL', 'N_BOOT', 'NOTICEABLE', 'CLOSE', 'ALMOST_EVERY', 'MIN_SEEDS'
            'VOTE_CHANCE', 'VOTE_SEEDS', 'UNDER_TRAINED', 'OLD_STYLE', 'ONE_SEED', 't_cdf', 't_ppf', 'resample_weights',
            'ordinal', 'Stat', 'Term', 'Order', 'Abs', 'Neg', 'nth_best', 'lowest', 'highest', 'Spread', 'spread',
            'joint_draws', 'calibrated', 'Evidence', 'evidence', 'p_value', 'Rule', 'decide', 'claim_row', 'Within',
-           'not_checked_row', 'vote_chance', 'seed_vote', 'vote_row', 'guard', 'verdict_word', 'verdict_kind',
-           'verdict_counts', 'budget_table', 'seed_band']
+           'not_checked_row', 'vote_chance', 'seed_vote', 'vote_row', 'Value', 'per_seed', 'guard', 'verdict_word',
+           'verdict_kind', 'verdict_counts', 'budget_table', 'seed_band']
 
 # %% ../nbs/93_verdicts.ipynb #e4279dbb
 LEVEL = 0.95          # two-sided level of every interval
@@ -268,8 +268,9 @@ def evidence(runs: list[dict], stat, n_boot: int = N_BOOT, level: float = LEVEL,
     at = lambda lev: tree.bounds(noise, (1 - lev) / 2, (1 - lev) / 2) if isinstance(tree, Term) else calibrated(tree, noise, draws(), (1 - lev) / 2)
     per, a = np.asarray(tree.value(seeds), dtype=np.float64), (1 - level) / 2
     q_lo, q_hi = (float(x) for x in np.quantile(tree.value({k: b.mean(1) for k, b in boot.items()}), [a, 1 - a]))
+    n_ex = max(getattr(s, "examples", n) for r in runs for s in r.values())     # `Value`s (numbers per seed): 0 examples
     return Evidence(float(tree.value({k: v.mean() for k, v in seeds.items()})), *map(float, at(level)), len(runs),
-                    float(per.std(ddof=1)) if len(runs) > 1 else None, q_lo, q_hi, level, n, at)
+                    float(per.std(ddof=1)) if len(runs) > 1 else None, q_lo, q_hi, level, n_ex, at)
 
 def p_value(ev: Evidence, rule) -> float | None:
     "The smallest error rate 1 - level at which `rule` (or a threshold) is decisive on `ev` (None: an interval known at one level only)."
@@ -407,6 +408,19 @@ def vote_row(claim: str, task: str, what: str, holds, ours: str, min_seeds: int 
                      f"contradicted if in none, else inconclusive (all {len(holds)} seeds agree under a coin flip per seed "
                      f"{vote_chance(len(holds)):.0%} of the time)", why=why, **extra)
 
+
+# %% ../nbs/93_verdicts.ipynb #ps0code1
+@dataclass(frozen=True)
+class Value:
+    "A number measured once per training seed (a share of heads, a log timing ratio): a `Sample` of one example that every resample draws (`evidence`: a t interval over the seeds)."
+    x: float
+    examples = 0                         # no evaluation examples (`Evidence.n_examples`)
+    def __len__(self): return 1
+    def score(self, weights=None): return float(self.x) if weights is None else np.full(len(weights), float(self.x))
+
+def per_seed(values: list[dict]) -> list[dict]:
+    "`evidence`'s runs from numbers: one {system: number} per seed -> one {system: Value} per seed."
+    return [{k: Value(float(v)) for k, v in r.items()} for r in values]
 
 # %% ../nbs/93_verdicts.ipynb #ut0code1
 UNDER_TRAINED = "not decided: under-trained"

@@ -262,14 +262,16 @@ def test_pass2023_smoke_equal_k_speed_and_almost_sure(tmp_path, monkeypatch, smo
     assert {r["table"] for r in side} == {"metric", "speedup_pct"}
     claims = read_csv(out / "claims.csv")
     assert {c["task"] for c in claims} == {"synthetic_cls", "synthetic_mt"}
-    best = [c for c in claims if c.get("lo") not in (None, "")]       # "best accuracy": three-way, with interval, 2 seeds
-    assert {c["task"] for c in best} == {"synthetic_cls", "synthetic_mt"}
+    best = [c for c in claims if c.get("lo") not in (None, "")]       # "best accuracy", speed-up: three-way, with interval, 2 seeds
+    assert sorted(c["task"] for c in best if c["examples"]) == ["synthetic_cls", "synthetic_mt"]
     assert all(c["verdict"] in VERDICTS + (UNDER_TRAINED,) and c["seeds"] == 2 for c in best)
-    votes = [c for c in claims if c.get("lo") in (None, "")]         # speed-up and gate states: one vote per seed at K=2
-    assert sorted((c["task"], c["claim"][:8]) for c in votes) == sorted((t, k) for t in ("synthetic_cls", "synthetic_mt")
-                                                                        for k in ("PASSCONC", "PASS end"))
+    speeds = [c for c in best if c["examples"] == 0]                  # PASSCONC's speed-up: numbers per seed, a t interval (issue 38)
+    assert sorted(c["task"] for c in speeds) == ["synthetic_cls", "synthetic_mt"], speeds
+    assert all(c["claim"].startswith("PASSCONC") and "best other method's" in c["ours"] and "seed 1:" in c["detail"]
+               and c["lo"] <= c["point"] <= c["hi"] for c in speeds), speeds
+    votes = [c for c in claims if c.get("lo") in (None, "")]         # gate states: one vote per seed at K=2
+    assert sorted((c["task"], c["claim"][:8]) for c in votes) == [(t, "PASS end") for t in ("synthetic_cls", "synthetic_mt")]
     assert all(c["seeds"] == 2 and "per-seed check" in c["rule"] and "seed 1:" in c["ours"] and c["budget"] for c in votes)
-    assert all("timing noise" in c["ours"] for c in votes if "speed-up" in c["claim"])    # the speed votes weigh the noise
     record = lambda task, name: json.loads((out / "scores" / task / f"{name}.json").read_text())    # a run's record (nbs/95_compare)
     for task in ("synthetic_cls", "synthetic_mt"):                   # seed 1's runs at K=2 kept, with gate states, and timed
         kept = {m: record(task, f"{m}-K2-seed1") for m in methods}
@@ -323,10 +325,11 @@ def test_behnke2020_smoke_rounds_tables_and_resume(tmp_path, monkeypatch, smoke_
     assert [len(t) for t in times] == [3, 3] and all(abs(statistics.median(t) - r["seconds"]) < 1e-4 for t, r in zip(times, t7))
     claims = read_csv(out / "claims.csv")
     assert len(claims) == 6
-    three_way = [c for c in claims if c.get("lo") not in (None, "")]        # the two BLEU comparisons: interval over sentences
+    three_way = [c for c in claims if c.get("lo") not in (None, "")]        # every claim: an interval (issue 38: no votes left)
+    numbers = {"Decoder self-attention is pruned first", "Decoder self-attention needs only its first layer",
+               "Context attention gets more important as layers go on", "The pruned model translates faster"}
     assert {c["claim"] for c in three_way} == {"Quality holds until about 50-70% of the heads are removed",
-                                               "The lottery ticket beats the same architecture re-initialised"}
-    from headprune_nb.verdicts import VERDICTS, verdict_kind
+                                               "The lottery ticket beats the same architecture re-initialised"} | numbers
     assert all(c["lo"] <= c["point"] <= c["hi"] and "supported if" in c["rule"] and c["seeds"] == 2 and "2 seeds" in c["budget"]
                and c["verdict"] in VERDICTS for c in three_way)              # the smoke profile's two seeds
     seed1 = read_csv(out / "seed1" / "claims.csv")                         # seed 1: the whole lottery again, its own folder
@@ -335,17 +338,13 @@ def test_behnke2020_smoke_rounds_tables_and_resume(tmp_path, monkeypatch, smoke_
     band = read_csv(out / "figure_rounds_band.csv")                      # the figure's band: every converged ticket, around its BLEU
     assert [b["round"] for b in band] == [0, 2, 3] and all(b["lo"] <= b["bleu_from_scores"] <= b["hi"] for b in band)
     assert all(abs(b["bleu_from_scores"] - r["bleu"]) < 0.006 for b, r in zip(band, read_csv(out / "table3.csv")))
-    votes = [c for c in claims if c not in three_way]                      # counts of heads, a timing: one vote per seed
-    assert all(verdict_kind(c) == c["verdict"] and "no interval" in c["rule"] and c["seeds_holding"] in ("0/2", "1/2", "2/2")
-               and c["verdict"] == "inconclusive"                 # two seeds: a coin flip per seed agrees 50% of the time
-               and (c["seeds_holding"] == "1/2" or "within the noise" in c["why"] or "a coin flip per seed agrees" in c["why"])
-               and "seed 1:" in c["ours"] for c in votes), votes
-    from headprune_nb.verdicts import seed_vote
-    def faster(folder):                                                      # a seed's vote: separated timings, else none
-        base_t, pruned_t = ([float(x) for x in str(r["times"]).split()] for r in read_csv(folder / "table7.csv"))
-        return True if max(pruned_t) < min(base_t) else False if min(pruned_t) > max(base_t) else None
+    per_seed = [c for c in three_way if c["claim"] in numbers]              # counts of heads, a timing: numbers per seed, no examples
+    assert all(c["examples"] == 0 and "seed 0:" in c["detail"] and "seed 1:" in c["detail"] and not c.get("seeds_holding")
+               for c in per_seed), per_seed
+    import math
+    speed = lambda folder: math.log(read_csv(folder / "table7.csv")[1]["speedup"])   # a seed's log speed ratio (medians)
     fast = next(c for c in claims if c["claim"] == "The pruned model translates faster")
-    assert fast["verdict"] == seed_vote([faster(out), faster(out / "seed1")])[0], (fast, faster(out), faster(out / "seed1"))
+    assert abs(fast["point"] - (speed(out) + speed(out / "seed1")) / 2) < 2e-3, (fast, speed(out), speed(out / "seed1"))
     one = run_experiment("behnke2020", "smoke", out_dir=tmp_path / "one", progress=False, params=dict(seeds=[0]))
     assert all(c["verdict"] == "inconclusive" for c in read_csv(one / "claims.csv") if c["verdict"] != "not checked")   # one seed
     again = run_experiment("behnke2020", "smoke", out_dir=tmp_path / "b", progress=False)   # everything from the cache
@@ -356,7 +355,8 @@ def test_behnke2020_smoke_rounds_tables_and_resume(tmp_path, monkeypatch, smoke_
     seed1_prov = (apart / "seed1" / "provenance.json").read_text()
     gathered = run_experiment("behnke2020", "smoke", out_dir=apart, progress=False)   # the main run reads it back, runs it not again
     assert (apart / "seed1" / "provenance.json").read_text() == seed1_prov
-    assert [c for c in read_csv(gathered / "claims.csv") if c.get("lo") not in (None, "")] == three_way
+    untimed = lambda rows: [c for c in rows if c.get("lo") not in (None, "") and c["claim"] != fast["claim"]]   # timed again here
+    assert untimed(read_csv(gathered / "claims.csv")) == untimed(three_way)
     assert json.loads((gathered / "provenance.json").read_text())["other_seeds"]["1"]["finished_utc"] == json.loads(seed1_prov)["finished_utc"]
     p = json.loads(seed1_prov)                                             # one run with another beam: set aside, run again
     (apart / "seed1" / "provenance.json").write_text(json.dumps(dict(p, params=dict(p["params"], beam=2))))
