@@ -43,7 +43,7 @@ def test_dry_run_writes_everything_into_scratch(name, dry_root):
     if name != "baselines":       # its own runs and other seeds' baselines (bert-base: 0.4 GB each): a later dry run retrains them
         for d in set((dry_root / ".cache").glob("*/full/*")) - cached: shutil.rmtree(d)
     assert len(big) <= 1, f"a dry run writes one checkpoint at most (bert-base's: 1.3 GB); got {big}"
-    assert written < 4.5, f"{name}'s dry run wrote {written:.1f} GiB into the cache"   # measured: 2.5-3.8 (pass2023); CI's disk
+    assert written < 6.0, f"{name}'s dry run wrote {written:.1f} GiB into the cache"   # measured 2.5-4.9 (pass2023, retraining the seeds' baselines the earlier cleanups removed); the scratch peaked at 7.8 GB (11.3 before)
     after = sorted((reproduce_dir() / "results" / "full").rglob("*")) if (reproduce_dir() / "results" / "full").exists() else []
     assert before == after, "a dry run never writes into reproduce/results/full"
 
