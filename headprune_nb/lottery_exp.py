@@ -52,7 +52,7 @@ TRAINING = ("task", "epochs", "rewind_epochs", "round_epochs", "per_round", "tra
 def bases(P: dict, speed_repeats: int, device: str) -> dict:
     "The `base` of each kind of key: 'train' (lottery, tickets, controls) a digest of `TRAINING`'s settings (and the precision unless fp32); 'timing' that of these and the timing's."
     from headprune_nb.recipes import spec_digest
-    from headprune_nb.train import run_precision
+    from headprune_nb.store import run_precision
     train = {k: P.get(k) for k in TRAINING} | ({} if run_precision() == "fp32" else dict(precision=run_precision()))
     return dict(train=spec_digest(train), timing=spec_digest(dict(train, speed_repeats=speed_repeats, device=device)))
 

@@ -11,8 +11,8 @@ import torch
 from .data import (load_glue, glue_task, bucket_batches, collate_classification, collate_translation,
                                synthetic_classification, synthetic_translation, Vocab, vocab_beside, read_lines, prepare_translation,
                                data_dir, WordTokenizer, FULL_SIZES, FIXTURES)
-from .store import dry_run, dry_cap, dry_note, dry_replay, dry_batches, key_lock
-from .train import TrainConfig, train, task_loss, accuracy, translate, bleu, run_precision, at_precision
+from .store import dry_run, dry_cap, dry_note, dry_replay, dry_batches, key_lock, run_precision
+from .train import TrainConfig, train, task_loss, accuracy, translate, bleu, at_precision
 
 # %% auto #0
 __all__ = ['CLS_RECIPES', 'MT_RECIPES', 'BASELINE', 'ORIGIN', 'VOITA_LAMBDAS', 'cache_dir', 'ClsRecipe', 'cls_data', 'cls_model',

@@ -331,7 +331,7 @@ def get_executor(name: str, **opts):
 # %% ../nbs/17_runs.ipynb #7a0c0019
 def made_by() -> dict:
     "Who makes a record now: the command, the git commit, the time (UTC), the machine, and the precision unless fp32."
-    from headprune_nb.train import run_precision
+    from headprune_nb.store import run_precision
     return dict(command=os.environ.get("HEADPRUNE_COMMAND") or " ".join(sys.argv), git_commit=_git_commit(),
                 finished_utc=utc_now(), machine=machine_info(), **({} if run_precision() == "fp32" else {"precision": run_precision()}))
 

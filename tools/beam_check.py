@@ -4,25 +4,16 @@ Writes one hypothesis per line to --out, so that two runs (old vs new search) ca
 with /usr/bin/time. Issue 42: `python tools/beam_check.py --search hf --out a.txt; ... --search beam --out b.txt`.
 """
 from __future__ import annotations
-import argparse, os, random, sys, time
+import argparse, sys, time
 from pathlib import Path
 
 IMPORTED = Path.home() / ".cache/headprune/peers/fairseq/work/imported"
 TEXT = Path.home() / ".cache/headprune/peers/fairseq/work/text"
 
 
-def removal_layout(model, remove: float, seed: int) -> dict[str, list[int]]:
-    "Heads kept per site: `remove` of each site's heads removed at random (tools/peer_fairseq.py's rule)."
-    from headprune_nb.heads import HeadIndex
-    kept = {}
-    for i, s in enumerate(HeadIndex.from_model(model).sites):
-        n = s.n_heads - round(remove * s.n_heads)
-        kept[s.name] = sorted(random.Random(seed * 1000 + i).sample(range(s.n_heads), n))
-    return kept
-
-
 def main(argv=None) -> int:
     from headprune_nb.beam import SEARCHES
+    from peer_fairseq import heads_layout          # the benchmark's rule: the same heads removed
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--search", choices=sorted(SEARCHES), default="beam")
     p.add_argument("--imported", type=Path, default=IMPORTED)
@@ -44,7 +35,7 @@ def main(argv=None) -> int:
     from headprune_nb.store import write_atomic
     torch.set_num_threads(a.threads)
     model, vocab = load_pruned(a.imported), vocab_beside(a.imported)
-    if a.remove: model = apply_layout(model, removal_layout(model, a.remove, 0))
+    if a.remove: model = apply_layout(model, heads_layout(model, a.remove, 0))
     sources = read_lines(a.text / "test.de")[:a.sentences]
     t0 = time.process_time()
     hyps = translate(model, vocab, sources, search=a.search)

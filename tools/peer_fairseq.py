@@ -145,11 +145,16 @@ def self_check_model(work: Path) -> Path:
 
 # ---------------------------------------------------------------- 3. the heads removed: the same in both
 def removal_layout(imported: Path, remove: float, seed: int) -> dict[str, list[int]]:
+    "Heads kept per attention site of the model saved in `imported` (`heads_layout`)."
+    from headprune_nb.prune import load_pruned
+    return heads_layout(load_pruned(imported), remove, seed)
+
+
+def heads_layout(model, remove: float, seed: int) -> dict[str, list[int]]:
     "Heads kept per attention site (our site names): `remove` of each site's heads removed, chosen at random by `seed`."
     from headprune_nb.heads import HeadIndex
-    from headprune_nb.prune import load_pruned
     kept = {}
-    for i, s in enumerate(HeadIndex.from_model(load_pruned(imported)).sites):
+    for i, s in enumerate(HeadIndex.from_model(model).sites):
         n = s.n_heads - round(remove * s.n_heads)
         kept[s.name] = sorted(random.Random(seed * 1000 + i).sample(range(s.n_heads), n))
     return kept
