@@ -237,9 +237,10 @@ PROFILES = {
                   seeds=(0,), epochs=1, lr=1e-4, recover_steps=1,
                   speed=dict(batch_sizes=(1, 16), prompt=4, new=4, rounds=2, systems=(("michel", "group", "group"),)),
                   data=str(FIXTURES) if (FIXTURES / "multi30k").is_dir() else None),   # the checkout's few sentences: no data folder needed
-    "cpu": dict(model="smollm2", calib=256, eval=400, batch=8, max_len=48, shares=(0.0, 0.1, 0.25, 1 / 3, 0.5),
+    # cpu: one row (prune, two evaluations, the recovery) is about 2 min on one core; 158 rows
+    "cpu": dict(model="smollm2", calib=128, eval=200, batch=8, max_len=48, shares=(0.0, 0.25, 1 / 3, 0.5),
                 methods=("michel", "confidence", "dsp", "ste", "voita", "pass", "passconc", "lag"), seeds=(0, 1), epochs=1,
-                lr=2e-5, recover_steps=32, speed=dict(batch_sizes=(1, 16), prompt=64, new=32, rounds=6, systems=(
+                lr=2e-5, recover_steps=16, speed=dict(batch_sizes=(1, 16), prompt=64, new=32, rounds=6, systems=(
                     ("michel", "group", "group"), ("michel", "query", "uneven"), ("michel", "query", "even"),
                     ("torch-pruning", "query", "even-uniform"), ("llm-pruner", "group", "group")))),
 }
@@ -280,12 +281,12 @@ def recover(model: nn.Module, calib, p: dict, seed: int) -> nn.Module:
     return model.eval()
 
 def run_row(model0: nn.Module, key: dict, calib, evalb, p: dict, out: Path) -> dict:
-    "Prune a copy of `model0` as `key` says; perplexity before and after recovery (each text's scores to out/nll/). Speed: `speed`, after the grid."
+    "Prune a copy of `model0` as `key` says; perplexity before and after recovery (each text's scores to out/nll/). Speed: `speed`, after the grid.\n    The unpruned model is recovered too: the fine-tune also adapts to the text's domain, and a recovered curve starts there."
     model, t0 = prune_row(copy.deepcopy(model0), key, calib, p), time.time()
     name = "_".join(str(key[k]) for k in KEY)
     nll = text_nll(model, evalb); np.save(out / "nll" / f"{name}.npy", nll)
     row = dict(key, kept=HeadIndex.from_model(model).H, params=sum(x.numel() for x in model.parameters()), ppl=round(perplexity(nll), 4))
-    if key["method"] != "none":
+    if p["recover_steps"]:
         nll_r = text_nll(recover(model, calib, p, key["seed"]), evalb); np.save(out / "nll" / f"{name}_recovered.npy", nll_r)
         row["ppl_recovered"] = round(perplexity(nll_r), 4)
     return dict(row, seconds=round(time.time() - t0, 1))
@@ -297,11 +298,17 @@ def run(profile: str, out, data=None, progress: bool = True) -> list[dict]:
     if profile not in PROFILES: raise ValueError(f"unknown profile {profile!r}; choose one of {', '.join(PROFILES)}")
     p, out = PROFILES[profile], Path(out)
     data = data or p.get("data")
+    settings = json.loads(json.dumps(dict(p, data=str(data or ""))))         # as JSON reads it back
+    old = read_json(out / "settings.json", kind=dict) if (out / "settings.json").exists() else None
+    if old not in (None, settings):
+        raise ValueError(f"{out} holds grid rows made with other settings ({', '.join(sorted(k for k in settings if old.get(k) != settings[k]))}); "
+                         "resuming would mix them: use another folder, or delete this one")
+    out.mkdir(parents=True, exist_ok=True); write_json(out / "settings.json", settings)
     rows = read_csv(out / "ppl.csv") if (out / "ppl.csv").exists() else []
     done = {tuple(str(r[k]) for k in KEY) for r in rows}
     todo = [k for k in grid(p) if tuple(str(k[c]) for c in KEY) not in done]
     peers = _check_peers(grid(p)); (out / "nll").mkdir(parents=True, exist_ok=True)
-    prov, t0 = provenance(profile, p["seeds"][0], dict(p, data=str(data or ""))), time.time()
+    prov, t0 = provenance(profile, p["seeds"][0], settings), time.time()
     model0, tok = load_llm(p["model"])
     for key in tqdm(todo, desc="llm heads", disable=not progress):
         calib, evalb = _texts(p, tok, key["seed"], data)
