@@ -272,14 +272,16 @@ def evidence(runs: list[dict], stat, n_boot: int = N_BOOT, level: float = LEVEL,
     return Evidence(float(tree.value({k: v.mean() for k, v in seeds.items()})), *map(float, at(level)), len(runs),
                     float(per.std(ddof=1)) if len(runs) > 1 else None, q_lo, q_hi, level, n_ex, at)
 
-def p_value(ev: Evidence, rule) -> float | None:
-    "The smallest error rate 1 - level at which `rule` (or a threshold) is decisive on `ev` (None: an interval known at one level only)."
+def p_value(ev: Evidence, rule, digits: int | None = None) -> float | None:
+    "The smallest error rate 1 - level at which `rule` (or a threshold) is decisive on `ev` (None: an interval known at one level only).\n    `digits`: the search stops once its bracket rounds to one value there; `round(p, digits)` is then the full search's."
     if ev.at is None: return None
     decisive = (lambda e: not e.lo <= rule <= e.hi) if isinstance(rule, (int, float)) else (lambda e: rule.verdict_of(e) != "inconclusive")
     out = lambda a: decisive(ev.at_level(1 - a))                       # a threshold: excluded from the interval; a rule: decisive
     if not out(1 - 1e-9): return 1.0
     lo, hi = 0.0, 1 - 1e-9
-    for _ in range(30): mid = (lo + hi) / 2; lo, hi = (lo, mid) if out(mid) else (mid, hi)
+    for _ in range(30):
+        if digits is not None and round(lo, digits) == round(hi, digits): break      # the full search ends inside [lo, hi]: same rounding
+        mid = (lo + hi) / 2; lo, hi = (lo, mid) if out(mid) else (mid, hi)
     return hi
 
 # %% ../nbs/93_verdicts.ipynb #c3a269e0
@@ -322,7 +324,7 @@ def claim_row(claim: str, task: str, rule: Rule, ev: Evidence, budget=None, min_
     "One row of a reproduction's claims.csv: the claim, its rule, point value, interval, seeds, budget and three-way verdict."
     verdict, why = decide(rule, ev, min_seeds)                 # on the exact interval
     kept = replace(ev, point=round(ev.point, 3), lo=round(ev.lo, 3), hi=round(ev.hi, 3))   # as stored: `ours` shows these, as the report does
-    p = p_value(ev, rule)                                      # for Holm's adjustment over a paper's claims (report)
+    p = p_value(ev, rule, digits=4)                            # for Holm's adjustment over a paper's claims (report), to 4 digits
     return dict(claim=claim, task=task, ours=rule.shown(kept), verdict=verdict, rule=rule.words(min_seeds),
                 point=kept.point, lo=kept.lo, hi=kept.hi, level=ev.level, seeds=ev.n_seeds or None,
                 seed_sd=None if ev.seed_sd is None else round(ev.seed_sd, 3), examples=ev.n_examples,
