@@ -175,7 +175,7 @@ def _optimizer(model, pruner, cfg):
         groups.append(dict(params=list(pruner.parameters()), lr=cfg.gate_lr, weight_decay=0.0))
     groups = [g for g in groups if g["params"]]
     if not groups: raise ValueError("nothing to train: every model parameter is frozen and there is no pruner")
-    return torch.optim.AdamW(groups, betas=cfg.betas)
+    return torch.optim.AdamW(groups, betas=cfg.betas, foreach=True)   # on CPU too: the same numbers, bit for bit, with less Python per step
 
 def _check_same_config(ckpt, saved: dict | None, cfg: TrainConfig):
     "Refuse to resume a checkpoint written by a different configuration (the device may change)."
@@ -274,7 +274,7 @@ def train(model: nn.Module, batches, cfg: TrainConfig, pruner: HeadPruner | None
                 if cfg.clip_norm and model_params: torch.nn.utils.clip_grad_norm_(model_params, cfg.clip_norm)
                 if pruner is not None: pruner.after_backward(step)
                 opt.step(); sched.step(); step += 1
-                bar.update(1); bar.set_postfix(loss=f"{loss.item():.3f}")
+                bar.update(1); bar.set_postfix(loss=f"{loss.item():.3f}", refresh=False)   # shown at the bar's next refresh, not drawn each step
                 if step % log_every == 0 or step == total:
                     log.add(step=step, epoch=epoch, loss=loss.item(), penalty=pen.item(), lr=sched.get_last_lr()[0],
                             **(pruner.log_row(step) if pruner is not None else {}))
