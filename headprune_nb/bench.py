@@ -123,14 +123,18 @@ def _cpu_jiffies():
     idle, steal, total = v[3] + v[4], v[7], sum(v)
     return total - idle - steal, total, steal
 
-def _own_cpu_seconds() -> float:
-    "CPU seconds of this process and of the children it has waited for (a timed command's work is not other work)."
-    t = os.times(); return t.user + t.system + t.children_user + t.children_system
+def _own_cpu_seconds(pids=()) -> float:
+    "CPU seconds of this process, of the children it has waited for, and of the running processes `pids` (a timed command's work is not other work)."
+    t, tck = os.times(), os.sysconf("SC_CLK_TCK")
+    def running(pid):                                    # utime + stime of /proc/PID/stat (0 once it is gone)
+        try: return sum(int(x) for x in Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[11:13]) / tck
+        except (OSError, ValueError, IndexError): return 0.0
+    return t.user + t.system + t.children_user + t.children_system + sum(map(running, pids))
 
 class LoadMonitor:
     "Context manager: the machine's load before, during and after the timing inside it; `.record` is a dict for provenance."
-    def __init__(self, what: str = "timing", interval: float = 0.5, warn: bool = True, judge_seconds: float | None = None):
-        self.what, self.interval, self.warn, self.record = what, interval, warn, {}
+    def __init__(self, what: str = "timing", interval: float = 0.5, warn: bool = True, judge_seconds: float | None = None, pids=()):
+        self.what, self.interval, self.warn, self.record, self.pids = what, interval, warn, {}, tuple(pids)   # pids: running helpers whose work is ours
         self.judge_seconds = JUDGE_SECONDS if judge_seconds is None else judge_seconds
         self._stop, self._samples = threading.Event(), []
 
@@ -140,7 +144,7 @@ class LoadMonitor:
             if la is not None: self._samples.append(la)
 
     def __enter__(self):
-        self._before, self._j0, self._own0 = load_average(), _cpu_jiffies(), _own_cpu_seconds()
+        self._before, self._j0, self._own0 = load_average(), _cpu_jiffies(), _own_cpu_seconds(self.pids)
         self._t0 = time.perf_counter()
         self._thread = threading.Thread(target=self._sample, daemon=True); self._thread.start()
         return self
@@ -157,7 +161,7 @@ class LoadMonitor:
 
     def now(self) -> dict:
         "The record so far (inside the block: the load from its start until now; after it: the whole block's)."
-        wall, own = time.perf_counter() - self._t0, _own_cpu_seconds() - self._own0
+        wall, own = time.perf_counter() - self._t0, _own_cpu_seconds(self.pids) - self._own0
         j1, after = _cpu_jiffies(), load_average()
         r = dict(load_before=self._before, load_during_max=max(self._samples, default=after), load_after=after,
                  cpu_count=os.cpu_count(), seconds=round(wall, 3), own_cores=round(own / wall, 2) if wall > 0 else None,

@@ -103,7 +103,7 @@ EXPERIMENTS = {e.name: e for e in [
                "and decode tokens/s of the pruned models timed in alternation with the unpruned one; Torch-Pruning's "
                "even-per-group criterion and LLM-Pruner-style whole-group removal at the same shares; four claims "
                "registered before the run (no paper: issue 39)",
-               (), {"cpu": "not measured yet: the first cpu run (SmolLM2-135M, 418 grid rows, then the speed phase) is running; "
+               (), {"cpu": "not measured yet: the first cpu run (SmolLM2-135M, 158 grid rows of 3-14 min each on one busy core, then the speed phase) is running; "
                            "it needs the llm extra"},
                "no published tables: SmolLM2 perplexity and speed curves of every method and mode, and two peers",
                profiles=("smoke", "cpu")),

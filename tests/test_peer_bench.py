@@ -50,19 +50,41 @@ def test_provenance(result):
     assert prov["command"].startswith("python tools/peer_bench.py --peer self")
     assert prov["params"]["heads_removed"]["0.5"] == {"0": [0, 1], "1": [1, 3]}      # 2 of 4 heads of each layer
     assert len(prov["timings"]) == 2 and len(prov["load"]) == 2
+    assert set(prov["profiles"]) == {f"{s}|{v}|{b}" for s in ("ours", "self") for v in ("0", "0.5") for b in (1, 2)}
+    assert all(0 < x < 1 for x in prov["gemm_share"].values())
     assert prov["fused_qkv_sites"]["0.5"] == {"ours": 2, "peer": 2} and prov["fused_qkv_sites"]["0"]["ours"] == 0
 
 
-def test_alternation(pb, monkeypatch):
-    "Each round times every model by both sides, the side that goes first alternating (ABBA)."
+def test_alternation(pb):
+    "Each round times every model at every batch size by both sides, pass by pass, the side that goes first alternating (ABBA)."
     calls = []
-    monkeypatch.setattr(pb, "run_worker", lambda py, argv: calls.append((py, argv[1], argv[5])) or {})
-    args = pb.parser().parse_args(["--peer", "hf4"]); pb.check_args(args)
-    peer, variants = pb.PEERS["hf4"], {"0": {}, "0.5": {"0": [1]}}
-    for r in range(2): pb.timed_round(r, peer, "/peer/python", Path("m"), variants, args)
-    sides = [c[1] for c in calls]
-    assert sides == ["ours", "hf4", "hf4", "ours", "hf4", "ours", "ours", "hf4"]
-    assert {c[0] for c in calls if c[1] == "hf4"} == {"/peer/python"} and {c[0] for c in calls if c[1] == "ours"} == {sys.executable}
+    class Fake:
+        def __init__(self, name): self.name = name
+        def time(self, v, b): calls.append((self.name, v, b)); return 0.1
+    args = pb.parser().parse_args(["--peer", "hf4", "--batches", "16", "--min-seconds", "0"]); pb.check_args(args)
+    variants, servers = {"0": {}, "0.5": {"0": [1]}}, {"ours": Fake("ours"), "hf4": Fake("hf4")}
+    rounds = [pb.timed_round(r, servers, variants, args) for r in range(2)]
+    assert [c[0] for c in calls] == ["ours", "hf4", "hf4", "ours", "hf4", "ours", "ours", "hf4"]
+    assert rounds[0][("hf4", "0.5")] == {"16": [0.1]}
+    calls.clear(); args.min_seconds = 0.35                                          # passes until each side has 0.35 s
+    pb.timed_round(0, servers, {"0": {}}, args); assert [c[0] for c in calls] == ["ours", "hf4", "hf4", "ours"] * 2
+    assert pb.PEERS["self"].python() == sys.executable
+
+
+def test_server_protocol(pb, tmp_path):
+    "One side's server holds every variant, describes them, answers single passes, and ends on quit."
+    pb.make_model(tmp_path, "tiny", [2], 8, 0)
+    args = pb.parser().parse_args(["--peer", "self", "--batches", "2"]); pb.check_args(args)
+    sv = pb.Server("ours", sys.executable, tmp_path, {"0": {}, "0.5": {"0": [0, 1]}}, args)
+    try:
+        assert set(sv.info) == {"0", "0.5"} and sv.info["0.5"]["params"] < sv.info["0"]["params"]
+        assert sv.info["0.5"]["fused_qkv"] == 2 and len(sv.info["0"]["check"]["2"]) == 16
+        assert 0 < sv.time("0.5", 2) < 5 and 0 < sv.time("0", 2) < 5
+        prof = sv.profile("0.5", 2)                                                 # where one pass spends its time
+        assert prof["total_ms"] > 0 and prof["top"][0][1] >= prof["top"][-1][1] and all(len(t) == 3 for t in prof["top"])
+        share = pb.gemm_shares({"ours|0.5|2": prof})["ours|0.5|2"]; assert 0 < share < 1
+    finally: sv.close()
+    assert sv.p.returncode == 0
 
 
 def test_goals(pb):

@@ -3,15 +3,17 @@
 `--peer hf4`: bert-base shapes (random weights saved once as safetensors, loaded by both sides), sequence 128, the
 same heads removed (each share of every layer's heads, the same ids on both sides: ours `prune_heads`, which
 also runs each site's Q/K/V as one matmul; theirs transformers 4's `model.prune_heads(dict)`), batch 1, 16, 64,
-examples/s of the original and the pruned model, each timed in its own process (tools/peer_worker.py),
-ours and theirs alternated over rounds (ABBA), under `bench.LoadMonitor`. The peer runs in its own virtualenv ($HEADPRUNE_CACHE/peers/hf4: created once, reused) with
+examples/s of the original and the pruned model. Each side runs one timing server (tools/peer_worker.py) holding every
+variant; single forward passes of ours and theirs alternate (ABBA, pass by pass), so the machine's drift falls on both
+sides of a pair; a round is every batch size and variant once (at least --repeats pairs and --min-seconds per side),
+under `bench.LoadMonitor`. The peer runs in its own virtualenv ($HEADPRUNE_CACHE/peers/hf4: created once, reused) with
 transformers < 5 and the same torch build as ours. Each ratio gets a 95% t interval over the rounds. The goals:
 3a the speed-up that pruning buys (same library) ours above theirs (interval of the difference above 0) and at least
 90% of the FLOP-ideal gain at batch >= 16; 3b our pruned model faster than theirs (interval of the ratio above 1).
 A goal missed says by how much. Written as PEER.csv and PEER.json (provenance) under --out.
 `--peer fairseq`: part B, tools/peer_fairseq.py. `--peer self`: ours against ours in this process (the plumbing).
 
-    python tools/peer_bench.py --peer hf4                           # the real run (about 10 min on 2 idle cores)
+    python tools/peer_bench.py --peer hf4                           # the real run (about 12 min on 2 idle cores)
     python tools/peer_bench.py --peer hf4 --rounds 2 --batches 1 --shape tiny --out /tmp/pb   # a quick look
 """
 import argparse, json, math, os, shlex, statistics, subprocess, sys, time
@@ -34,11 +36,11 @@ class Peer:
     side: str
     packages: tuple = ()          # pip specs for its own virtualenv; () with `in_process`: this Python, no venv
 
-    in_process: bool = False
+    in_process: bool = False      # its server runs under this Python
 
-    def python(self) -> str | None:
-        "The interpreter its worker runs under (its venv, prepared once); None: in this process."
-        return None if self.in_process else prepare_venv(self.name, self.packages)
+    def python(self) -> str:
+        "The interpreter its server runs under (its venv, prepared once)."
+        return sys.executable if self.in_process else prepare_venv(self.name, self.packages)
 
 
 PEERS = {"hf4": Peer("hf4", "hf4", (HF4_SPEC, "safetensors")), "self": Peer("self", "ours", in_process=True)}
@@ -113,15 +115,37 @@ def worker_module():
     return mod
 
 
-def run_worker(python: str | None, argv: list[str]) -> dict:
-    "One timed process (`python` None: in this process, for `--peer self`); its JSON record."
-    if python is None:
-        w = worker_module(); return w.run(w.parser().parse_args(argv))
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} if python != sys.executable else None
-    r = subprocess.run([python, str(WORKER), *argv], capture_output=True, text=True, env=env)
-    if r.returncode: sys.exit(f"the timed process failed (exit {r.returncode}): {shlex.join([python, str(WORKER), *argv])}\n"
-                              + "\n".join(r.stderr.strip().splitlines()[-5:]))
-    return json.loads(r.stdout.strip().splitlines()[-1])
+class Server:
+    "One side's timing server (tools/peer_worker.py), started once: `info` describes its variants, `time(v, b)` is one pass."
+    def __init__(self, side: str, python: str, folder: Path, variants: dict, args):
+        import tempfile
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} if python != sys.executable else None
+        self.cmd = [python, str(WORKER), "--side", side, "--model", str(folder), "--variants", json.dumps(variants),
+                    "--batches", ",".join(map(str, args.batches)), "--threads", str(args.threads)]
+        self.err = tempfile.TemporaryFile("w+")            # a file, not a pipe: warnings cannot fill it and stall the server
+        self.p = subprocess.Popen(self.cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.err, text=True, env=env)
+        self.info = json.loads(self._answer())
+
+    def _answer(self) -> str:
+        line = self.p.stdout.readline()
+        if not line:
+            self.err.seek(0)
+            sys.exit(f"the timing server failed (exit {self.p.wait()}): {shlex.join(self.cmd)}\n" + "\n".join(self.err.read().strip().splitlines()[-5:]))
+        return line
+
+    def profile(self, variant: str, batch: int) -> dict:
+        "Where one pass spends its time (peer_worker's `profile`)."
+        self.p.stdin.write(f"profile {variant} {batch}\n"); self.p.stdin.flush()
+        return json.loads(self._answer())
+
+    def time(self, variant: str, batch: int) -> float:
+        self.p.stdin.write(f"{variant} {batch}\n"); self.p.stdin.flush()
+        return float(self._answer())
+
+    def close(self) -> None:
+        try: self.p.stdin.write("quit\n"); self.p.stdin.close(); self.p.wait(timeout=30)
+        except (OSError, subprocess.TimeoutExpired): self.p.kill()
+        self.err.close()
 
 
 # ---- statistics over rounds ------------------------------------------------------------------------------------------
@@ -173,12 +197,12 @@ def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--peer", required=True, help="hf4 (transformers 4's prune_heads), fairseq (Enc-Dec decoding), "
                     "self (ours against ours in this process: a plumbing check)")
-    ap.add_argument("--rounds", type=int, default=4, help="alternated rounds (each: every variant, both sides)")
+    ap.add_argument("--rounds", type=int, default=10, help="rounds (each: every batch size and variant, passes of both sides alternated)")
     ap.add_argument("--batches", default="1,16,64")
     ap.add_argument("--shares", default="0.5,0.75", help="shares of every layer's heads removed")
     ap.add_argument("--seq", type=int, default=128)
-    ap.add_argument("--repeats", type=int, default=2, help="timed passes per batch size in each process (at least)")
-    ap.add_argument("--min-seconds", type=float, default=1.0, help="and at least this long per batch size")
+    ap.add_argument("--repeats", type=int, default=1, help="timed passes per side, batch size and variant in a round (at least)")
+    ap.add_argument("--min-seconds", type=float, default=0.5, help="and at least this long (at most 50 passes)")
     ap.add_argument("--shape", choices=sorted(SHAPES), default="bert-base")
     ap.add_argument("--threads", type=int, default=0, help="torch threads in each timed process (0: torch's default)")
     ap.add_argument("--seed", type=int, default=0)
@@ -196,26 +220,32 @@ def check_args(args) -> None:
     args.shares = parse_list(args.shares, float, "shares", share)
 
 
-def timed_round(r: int, peer: Peer, python, folder: Path, variants: dict, args) -> dict:
-    "One round: each variant (original first) by both sides, the sides' order alternating (ABBA); records per (side, variant)."
-    sides = [("ours", sys.executable if not peer.in_process else None), (peer.name, python)]
-    out = {}
-    for j, (v, drop) in enumerate(variants.items()):
-        for name, py in (sides if (r + j) % 2 == 0 else sides[::-1]):
-            side = "ours" if name == "ours" else peer.side
-            argv = ["--side", side, "--model", str(folder), "--drop", json.dumps(drop), "--batches",
-                    ",".join(map(str, args.batches)), "--repeats", str(args.repeats), "--min-seconds", str(args.min_seconds),
-                    "--threads", str(args.threads)]
-            out[name, v] = run_worker(py, argv)
+def timed_round(r: int, servers: dict, variants, args) -> dict:
+    """One round: for each batch size and variant, pairs of single passes, one per side, the side that goes first
+    alternating pair by pair (ABBA), until each side has `repeats` passes and `min_seconds`; {(side, variant): {batch: seconds}}."""
+    names, out, i = list(servers), {}, r
+    for b in args.batches:
+        for v in variants:
+            got = {n: out.setdefault((n, v), {}).setdefault(str(b), []) for n in names}
+            while min(map(len, got.values())) < args.repeats or (min(map(sum, got.values())) < args.min_seconds and len(got[names[0]]) < 50):
+                for n in (names if i % 2 == 0 else names[::-1]): got[n].append(servers[n].time(v, b))
+                i += 1
     return out
 
 
-def summarise(records: list[dict], batches, shares, ideals: dict, peer: str) -> tuple[list[dict], dict]:
+GEMM_OPS = ("aten::addmm", "aten::mm", "aten::bmm", "aten::baddbmm", "aten::_scaled_dot_product_flash_attention_for_cpu")
+
+def gemm_shares(profiles: dict) -> dict:
+    "{side|variant|batch: share of a pass's self CPU time in matrix products (GEMMs and the fused attention kernel)}."
+    return {k: round(sum(ms for name, ms, _ in p["top"] if name in GEMM_OPS) / p["total_ms"], 3) if p["total_ms"] else None
+            for k, p in profiles.items()}
+
+
+def summarise(records: list[dict], info: dict, batches, shares, ideals: dict, peer: str) -> tuple[list[dict], dict]:
     "Rows (one per batch and share) from the rounds' records, and whether both sides computed the same outputs."
-    eps = {s: {v: {str(b): [b / rec[s, v]["median_seconds"][str(b)] for rec in records] for b in batches}
+    eps = {s: {v: {str(b): [b / statistics.median(rec[s, v][str(b)]) for rec in records] for b in batches}
                for v in ["0", *map(str, shares)]} for s in ("ours", peer)}
-    agree = {v: max(abs(a - c) for b in batches for a, c in zip(records[0]["ours", v]["check"][str(b)],
-                                                                 records[0][peer, v]["check"][str(b)]))
+    agree = {v: max(abs(a - c) for b in batches for a, c in zip(info["ours"][v]["check"][str(b)], info[peer][v]["check"][str(b)]))
              for v in ["0", *map(str, shares)]}
     rows = [dict(row_for(eps, str(b), sh, ideals[str(sh)], "ours", peer), max_abs_output_diff=agree[str(sh)])
             for sh in shares for b in batches]
@@ -250,30 +280,39 @@ def main(argv=None) -> int:
         make_model(folder, args.shape, args.batches, args.seq, args.seed)
         variants = {"0": {}, **{str(s): drop_heads(args.shape, s, args.seed) for s in args.shares}}
         ideals = {v: ideal_speedup(folder, drop) for v, drop in variants.items() if v != "0"}
-        for r in range(args.rounds):
-            print(f"round {r + 1}/{args.rounds}: {len(variants)} models x 2 sides ...", file=sys.stderr, flush=True)
-            with LoadMonitor(f"round {r + 1}", warn=False) as mon:
-                records.append(timed_round(r, peer, python, folder, variants, args))
-            loads.append(mon.record)
-            if mon.record["competing"] and not args.keep_going and r + 1 < args.rounds:
-                stopped = (f"stopped after round {r + 1} of {args.rounds}: other work competes for the cores "
-                           f"({mon.record['other_cores']} cores busy elsewhere, steal {mon.record['steal_pct']}%); re-run on idle cores")
-                print(stopped, file=sys.stderr, flush=True); break
+        print(f"starting the timing servers (ours, {peer.name}): {len(variants)} models each", file=sys.stderr, flush=True)
+        servers = {"ours": Server("ours", sys.executable, folder, variants, args)}
+        try:
+            servers[peer.name] = Server(peer.side, python, folder, variants, args)
+            info = {n: sv.info for n, sv in servers.items()}
+            for r in range(args.rounds):
+                print(f"round {r + 1}/{args.rounds}: {len(variants)} models x 2 sides ...", file=sys.stderr, flush=True)
+                with LoadMonitor(f"round {r + 1}", warn=False, pids=[sv.p.pid for sv in servers.values()]) as mon:
+                    records.append(timed_round(r, servers, variants, args))
+                loads.append(mon.record)
+                if mon.record["competing"] and not args.keep_going and r + 1 < args.rounds:
+                    stopped = (f"stopped after round {r + 1} of {args.rounds}: other work competes for the cores "
+                               f"({mon.record['other_cores']} cores busy elsewhere, steal {mon.record['steal_pct']}%); re-run on idle cores")
+                    print(stopped, file=sys.stderr, flush=True); break
+            top = str(max(args.shares))                  # why the ratios are what they are: each side's operators, one pass each
+            profiles = {f"{n}|{v}|{b}": sv.profile(v, b) for v in ("0", top) for b in args.batches for n, sv in servers.items()}
+        finally:
+            for sv in servers.values(): sv.close()
     if len(records) < 2:
         print("fewer than 2 rounds were timed: no interval; nothing written", file=sys.stderr); return 1
-    rows, agree = summarise(records, args.batches, args.shares, ideals, peer.name)
+    rows, agree = summarise(records, info, args.batches, args.shares, ideals, peer.name)
     comp = any(l["competing"] for l in loads)
     for row in rows: row.update(other_cores_max=max((l["other_cores"] or 0) for l in loads), competing=comp, stopped=bool(stopped))
-    first = records[0]
+    first = {(s, v): info[s][v] for s in info for v in variants}
     prov.update(peer=peer.name, peer_transformers=first[peer.name, "0"]["transformers"], peer_torch=first[peer.name, "0"]["torch"],
                 ours_torch=first["ours", "0"]["torch"], threads=first["ours", "0"]["threads"],
                 attn=dict(ours=first["ours", "0"]["attn"], peer=first[peer.name, "0"]["attn"]),
                 params={**prov["params"], "heads_removed": variants},
                 params_pruned={v: dict(ours=first["ours", v]["params"], peer=first[peer.name, v]["params"]) for v in variants},
                 fused_qkv_sites={v: dict(ours=first["ours", v]["fused_qkv"], peer=first[peer.name, v]["fused_qkv"]) for v in variants},
-                max_abs_output_diff=agree, load=loads, stopped=stopped, finished_utc=utc_now(),
+                max_abs_output_diff=agree, load=loads, profiles=profiles, gemm_share=gemm_shares(profiles), stopped=stopped, finished_utc=utc_now(),
                 wall_seconds=round(time.time() - t0, 1),
-                timings=[{f"{s}|{v}": rec[s, v]["seconds"] for s, v in rec} for rec in records])
+                timings=[{f"{s}|{v}": rec[s, v] for s, v in rec} for rec in records])
     write_csv(out / f"{peer.name}.csv", rows)
     write_json(out / f"{peer.name}.json", prov)
     for row in rows:
