@@ -5,7 +5,7 @@
 # %% ../nbs/07_recipes.ipynb #e48e4dbb
 from __future__ import annotations
 import functools, json, os, random, time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 import torch
 from .data import (load_glue, glue_task, bucket_batches, collate_classification, collate_translation,
@@ -206,6 +206,7 @@ class Trained:
     run_dir: Path
     origin: str | None = None        # digest of the checkpoint an imported baseline came from (None: trained here)
     weights: str | None = None       # digest of the cached weights (`baseline.json`): part of every joint run's folder digest
+    batches: dict = field(default_factory=dict, init=False, repr=False, compare=False)   # `task_batches` made of it, reused
 
     @property
     def is_translation(self) -> bool: return isinstance(self.recipe, MtRecipe)
@@ -335,7 +336,14 @@ def _split(t: Trained, split: str, limit: int | None, seed: int):
 
 def task_batches(t: Trained, split: str = "train", limit: int | None = None, seed: int = 0, batch_size: int = 32,
                  shuffle: int | None = None) -> list[dict]:
-    "Labelled batches of a split (a seeded random subset of `limit` examples): sorted by length, or shuffled with seed `shuffle`."
+    "Labelled batches of a split (a seeded random subset of `limit` examples): sorted by length, or shuffled with seed `shuffle`.\n    Made once per baseline and arguments (the last 8 kept): every pruning phase of a grid asks for the same ones."
+    key = (split, limit, seed, batch_size, shuffle, dry_cap(batch_size, "batch_size"))
+    if key not in t.batches:
+        while len(t.batches) >= 8: t.batches.pop(next(iter(t.batches)))
+        t.batches[key] = _task_batches(t, split, limit, seed, batch_size, shuffle)
+    return list(t.batches[key])                    # the caller's list; the batches (dicts of tensors) are only read
+
+def _task_batches(t: Trained, split, limit, seed, batch_size, shuffle) -> list[dict]:
     items = _split(t, split, limit, seed)
     if not t.is_translation: return _cls_batches(t.tokenizer, items, batch_size, t.recipe.max_len, shuffle is not None)(shuffle or 0)
     lengths = [max(len(s.split()), len(g.split())) + 1 for s, g in items]

@@ -279,7 +279,8 @@ def train(model: nn.Module, batches, cfg: TrainConfig, pruner: HeadPruner | None
                     log.add(step=step, epoch=epoch, loss=loss.item(), penalty=pen.item(), lr=sched.get_last_lr()[0],
                             **(pruner.log_row(step) if pruner is not None else {}))
                 if cfg.eval_every and step % cfg.eval_every == 0: run_eval(epoch)
-                if cfg.checkpoint_every and step % cfg.checkpoint_every == 0: checkpoint(epoch, b + 1)
+                if cfg.checkpoint_every and step % cfg.checkpoint_every == 0 and b + 1 < len(epoch_batches):
+                    checkpoint(epoch, b + 1)               # (an epoch's last batch: the end-of-epoch checkpoint follows)
                 if stop_after is not None and step >= stop_after: bar.close(); return {"interrupted_at": step}
             if not cfg.eval_every or step % cfg.eval_every: run_eval(epoch)
             checkpoint(epoch + 1, 0)
