@@ -4,7 +4,9 @@ Each experiment runs as `headprune reproduce NAME --profile smoke --out <scratch
 `HEADPRUNE_CACHE` (so it trains its own smoke baselines, as on a fresh clone), one after another. Written to
 `reproduce/smoke_times.csv` (read by `headprune list` and the cost line through `reproduce.runtime_of`): wall and CPU
 seconds of the run, how many cores other work kept busy meanwhile and whether that counts as competing (`bench.LoadMonitor`,
-the run's own CPU time taken out), with the commit, machine and date. A run measured
+the run's own CPU time taken out), with the commit, machine and date, and `reference_s`: the seconds of a fixed
+one-thread workload timed just before (this machine's speed wanders by some 15% from hour to hour: compare two
+measurements' wall_s / reference_s, not their wall_s alone). A run measured
 while other work competed is marked so: measure again on idle cores before committing its number.
 
     python tools/smoke_times.py                  # every experiment, into reproduce/smoke_times.csv
@@ -31,6 +33,16 @@ def measure(name: str, headprune: str, scratch: Path) -> dict:
     return dict(experiment=name, wall_s=round(rec["seconds"], 1), cpu_s=round(cpu, 1), other_cores=rec["other_cores"],
                 competing=bool(rec["competing"]))
 
+def reference_seconds() -> float:
+    "Seconds of a fixed one-thread workload (300 AdamW steps of a small MLP, in a fresh process): the machine's speed now."
+    code = ("import time, torch; torch.set_num_threads(1); torch.manual_seed(0)\n"
+            "m = torch.nn.Sequential(torch.nn.Linear(256, 512), torch.nn.GELU(), torch.nn.Linear(512, 256))\n"
+            "o, x = torch.optim.AdamW(m.parameters()), torch.randn(64, 256); t = time.perf_counter()\n"
+            "for _ in range(300): o.zero_grad(); m(x).square().mean().backward(); o.step()\n"
+            "print(time.perf_counter() - t)")
+    return round(float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout), 2)
+
+
 def main(argv=None) -> None:
     from headprune_nb.reproduce import EXPERIMENTS, SMOKE_TIMES, reproduce_dir
     from headprune_nb.store import read_csv, write_csv, machine_info, utc_now, _git_commit
@@ -46,7 +58,8 @@ def main(argv=None) -> None:
     with tempfile.TemporaryDirectory(prefix="smoke-times-") as d:
         for i, name in enumerate(args.names or list(EXPERIMENTS), 1):
             print(f"[{i}/{len(args.names or EXPERIMENTS)}] {name} ...", end=" ", flush=True)
-            row = measure(name, headprune, Path(d))
+            ref = reference_seconds()                                     # the machine's speed just before
+            row = dict(measure(name, headprune, Path(d)), reference_s=ref)
             rows[name] = dict(row, cores=info["cpu_count"], cpu=info["cpu"], torch=info["torch"], commit=commit, measured_utc=utc_now())
             print(f"{row['wall_s']} s" + (f" (other work competed: {row['other_cores']} cores busy elsewhere)" if row["competing"] else ""))
             write_csv(path, [rows[n] for n in EXPERIMENTS if n in rows])      # after each: an interruption keeps the others
