@@ -11,7 +11,7 @@ transformers < 5 and the same torch build as ours. Each ratio gets a 95% t inter
 3a the speed-up that pruning buys (same library) ours above theirs (interval of the difference above 0) and at least
 90% of the FLOP-ideal gain at batch >= 16; 3b our pruned model faster than theirs (interval of the ratio above 1).
 A goal missed says by how much. Written as PEER.csv and PEER.json (provenance) under --out.
-`--peer fairseq`: part B, tools/peer_fairseq.py. `--peer self`: ours against ours in this process (the plumbing).
+`--peer fairseq`: part B, tools/peer_fairseq.py. `--peer self`: ours against ours, both servers under this Python (the plumbing).
 
     python tools/peer_bench.py --peer hf4                           # the real run (about 12 min on 2 idle cores)
     python tools/peer_bench.py --peer hf4 --rounds 2 --batches 1 --shape tiny --out /tmp/pb   # a quick look
@@ -34,16 +34,16 @@ class Peer:
     "A library we time against: the worker side that prunes with it, and how to get a Python that has it."
     name: str
     side: str
-    packages: tuple = ()          # pip specs for its own virtualenv; () with `in_process`: this Python, no venv
+    packages: tuple = ()          # pip specs for its own virtualenv; () with `this_python`: no venv
 
-    in_process: bool = False      # its server runs under this Python
+    this_python: bool = False      # its server runs under this Python
 
     def python(self) -> str:
         "The interpreter its server runs under (its venv, prepared once)."
-        return sys.executable if self.in_process else prepare_venv(self.name, self.packages)
+        return sys.executable if self.this_python else prepare_venv(self.name, self.packages)
 
 
-PEERS = {"hf4": Peer("hf4", "hf4", (HF4_SPEC, "safetensors")), "self": Peer("self", "ours", in_process=True)}
+PEERS = {"hf4": Peer("hf4", "hf4", (HF4_SPEC, "safetensors")), "self": Peer("self", "ours", this_python=True)}
 
 
 def prepare_venv(name: str, *installs, check: str | None = None) -> str:
@@ -196,7 +196,7 @@ def share(x): "shares of heads removed, each in (0, 1)"; return 0 < x < 1
 def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--peer", required=True, help="hf4 (transformers 4's prune_heads), fairseq (Enc-Dec decoding), "
-                    "self (ours against ours in this process: a plumbing check)")
+                    "self (ours against ours, two servers of this Python: a plumbing check)")
     ap.add_argument("--rounds", type=int, default=10, help="rounds (each: every batch size and variant, passes of both sides alternated)")
     ap.add_argument("--batches", default="1,16,64")
     ap.add_argument("--shares", default="0.5,0.75", help="shares of every layer's heads removed")
@@ -204,7 +204,7 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--repeats", type=int, default=1, help="timed passes per side, batch size and variant in a round (at least)")
     ap.add_argument("--min-seconds", type=float, default=0.5, help="and at least this long (at most 50 passes)")
     ap.add_argument("--shape", choices=sorted(SHAPES), default="bert-base")
-    ap.add_argument("--threads", type=int, default=0, help="torch threads in each timed process (0: torch's default)")
+    ap.add_argument("--threads", type=int, default=0, help="torch threads in each timing server (0: torch's default)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--keep-going", action="store_true", help="time on when other work competes (the rows say so)")
     ap.add_argument("--out", default=None, help="folder for PEER.csv and PEER.json (default: reproduce/results/cpu/peer_bench)")
