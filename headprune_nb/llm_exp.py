@@ -301,7 +301,7 @@ def run(profile: str, out, data=None, progress: bool = True) -> list[dict]:
     settings = json.loads(json.dumps(dict(p, data=str(data or ""))))         # as JSON reads it back
     old = read_json(out / "settings.json", kind=dict) if (out / "settings.json").exists() else None
     if old not in (None, settings):
-        raise ValueError(f"{out} holds grid rows made with other settings ({', '.join(sorted(k for k in settings if old.get(k) != settings[k]))}); "
+        raise ValueError(f"{out} holds grid rows made with other settings ({', '.join(sorted(k for k in {*old, *settings} if old.get(k) != settings.get(k)))}); "
                          "resuming would mix them: use another folder, or delete this one")
     out.mkdir(parents=True, exist_ok=True); write_json(out / "settings.json", settings)
     rows = read_csv(out / "ppl.csv") if (out / "ppl.csv").exists() else []
