@@ -299,7 +299,7 @@ def run(profile: str, out, data=None, progress: bool = True) -> list[dict]:
     p, out = PROFILES[profile], Path(out)
     data = data or p.get("data")
     settings = json.loads(json.dumps(dict(p, data=str(data or ""))))         # as JSON reads it back
-    old = read_json(out / "settings.json", kind=dict) if (out / "settings.json").exists() else None
+    old = read_json(out / "settings.json", kind=dict)                       # None: a new folder
     if old not in (None, settings):
         raise ValueError(f"{out} holds grid rows made with other settings ({', '.join(sorted(k for k in {*old, *settings} if old.get(k) != settings.get(k)))}); "
                          "resuming would mix them: use another folder, or delete this one")
@@ -343,7 +343,7 @@ def speed(profile: str, out, data=None, progress: bool = True) -> list[dict]:
     p, out = PROFILES[profile], Path(out); peers = _check_peers(speed_keys(p)); out.mkdir(parents=True, exist_ok=True)
     data = data or p.get("data")
     settings = json.loads(json.dumps(dict(p["speed"], keys=speed_keys(p))))     # as JSON reads it back
-    old = read_json(out / "speed_provenance.json", kind=dict) if (out / "speed_provenance.json").exists() else None
+    old = read_json(out / "speed_provenance.json", kind=dict)
     if old and old.get("settings") == settings and (out / "speed.csv").exists(): return read_csv(out / "speed.csv")
     prov = provenance(profile, p["seeds"][0], dict(settings, data=str(data or "")))
     model0, tok = load_llm(p["model"])

@@ -126,6 +126,10 @@ class Server:
         self.p = subprocess.Popen(self.cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.err, text=True, env=env)
         self.info = json.loads(self._answer())
 
+    def _ask(self, line: str) -> str:
+        self.p.stdin.write(line + "\n"); self.p.stdin.flush()
+        return self._answer()
+
     def _answer(self) -> str:
         line = self.p.stdout.readline()
         if not line:
@@ -135,12 +139,10 @@ class Server:
 
     def profile(self, variant: str, batch: int) -> dict:
         "Where one pass spends its time (peer_worker's `profile`)."
-        self.p.stdin.write(f"profile {variant} {batch}\n"); self.p.stdin.flush()
-        return json.loads(self._answer())
+        return json.loads(self._ask(f"profile {variant} {batch}"))
 
     def time(self, variant: str, batch: int) -> float:
-        self.p.stdin.write(f"{variant} {batch}\n"); self.p.stdin.flush()
-        return float(self._answer())
+        return float(self._ask(f"{variant} {batch}"))
 
     def close(self) -> None:
         try: self.p.stdin.write("quit\n"); self.p.stdin.close(); self.p.wait(timeout=30)
@@ -303,13 +305,12 @@ def main(argv=None) -> int:
     rows, agree = summarise(records, info, args.batches, args.shares, ideals, peer.name)
     comp = any(l["competing"] for l in loads)
     for row in rows: row.update(other_cores_max=max((l["other_cores"] or 0) for l in loads), competing=comp, stopped=bool(stopped))
-    first = {(s, v): info[s][v] for s in info for v in variants}
-    prov.update(peer=peer.name, peer_transformers=first[peer.name, "0"]["transformers"], peer_torch=first[peer.name, "0"]["torch"],
-                ours_torch=first["ours", "0"]["torch"], threads=first["ours", "0"]["threads"],
-                attn=dict(ours=first["ours", "0"]["attn"], peer=first[peer.name, "0"]["attn"]),
+    ours, theirs = info["ours"], info[peer.name]          # each side's description of its variants
+    prov.update(peer=peer.name, peer_transformers=theirs["0"]["transformers"], peer_torch=theirs["0"]["torch"],
+                ours_torch=ours["0"]["torch"], threads=ours["0"]["threads"], attn=dict(ours=ours["0"]["attn"], peer=theirs["0"]["attn"]),
                 params={**prov["params"], "heads_removed": variants},
-                params_pruned={v: dict(ours=first["ours", v]["params"], peer=first[peer.name, v]["params"]) for v in variants},
-                fused_qkv_sites={v: dict(ours=first["ours", v]["fused_qkv"], peer=first[peer.name, v]["fused_qkv"]) for v in variants},
+                params_pruned={v: dict(ours=ours[v]["params"], peer=theirs[v]["params"]) for v in variants},
+                fused_qkv_sites={v: dict(ours=ours[v]["fused_qkv"], peer=theirs[v]["fused_qkv"]) for v in variants},
                 max_abs_output_diff=agree, load=loads, profiles=profiles, gemm_share=gemm_shares(profiles), stopped=stopped, finished_utc=utc_now(),
                 wall_seconds=round(time.time() - t0, 1),
                 timings=[{f"{s}|{v}": rec[s, v] for s, v in rec} for rec in records])

@@ -5,8 +5,8 @@ Each experiment runs as `headprune reproduce NAME --profile smoke --out <scratch
 `reproduce/smoke_times.csv` (read by `headprune list` and the cost line through `reproduce.runtime_of`): wall and CPU
 seconds of the run, how many cores other work kept busy meanwhile and whether that counts as competing (`bench.LoadMonitor`,
 the run's own CPU time taken out), with the commit, machine and date, and `reference_s`: the seconds of a fixed
-one-thread workload timed just before (this machine's speed wanders by some 15% from hour to hour: compare two
-measurements' wall_s / reference_s, not their wall_s alone). A run measured
+one-thread workload timed just before (this machine's speed wanders: the reference took 0.72 to 1.45 s within one
+pass over the experiments; read a wall_s beside its reference_s). A run measured
 while other work competed is marked so: measure again on idle cores before committing its number.
 
     python tools/smoke_times.py                  # every experiment, into reproduce/smoke_times.csv
