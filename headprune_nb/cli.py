@@ -35,11 +35,12 @@ def _parser() -> argparse.ArgumentParser:
                    "literal; checked against the notebook's parameters cell before the run)")
     r.add_argument("--out", help="output folder (with --all: the folder that gets one sub-folder per experiment); "
                    "a folder another run is writing is refused, naming that run")
-    r.add_argument("--executor", metavar="NAME", help="where the runs of the grid run: local (this process, the default), gpus "
-                   "(one worker per visible GPU) or slurm (a job array through submitit); finished runs are never run again")
+    r.add_argument("--executor", metavar="NAME", help="where the runs of the grid run: local (this process, the default; "
+                   "smoke: cores), cores (forked workers on this machine's cores), gpus (one worker per visible GPU) or slurm (a job "
+                   "array through submitit); finished runs are never run again")
     r.add_argument("--executor-opt", action="append", default=[], metavar="K=V", help="an option of the executor, e.g. "
                    "--executor-opt partition=gpu --executor-opt time=4:00:00 --executor-opt account=X (slurm: partition, time, "
-                   "gpus, cpus, mem, account, qos, constraint, chunk, parallel, poll; gpus: devices=0,1)")
+                   "gpus, cpus, mem, account, qos, constraint, chunk, parallel, poll; gpus: devices=0,1; cores: workers=4)")
     r.add_argument("--dry-run", action="store_true", help="with --profile full: run every code path of the full run on "
                    "this machine in minutes (real model sizes, schedules and K lists; a couple of steps, a few examples) "
                    "into a scratch folder, and estimate the real run's cost")

@@ -326,6 +326,11 @@ def timed(method: str) -> str:
         if method.startswith(p): return method.removeprefix(p)
     return method
 
+@patch
+def alone(self: Comparison, key: RunKey) -> bool:
+    "Whether `key` times something (`speed_`, `attention_` keys): an executor that runs keys side by side runs it alone (`executors.CoresExecutor`)."
+    return timed(key.method) != key.method
+
 # %% ../nbs/95_compare.ipynb #0c5f5d0e
 def run_comparison(cmp: Comparison, keys, progress: bool = True) -> dict:
     "{key: record} of every key (`runs.run_grid` in `cmp.folder`, making only the missing ones); a timing of a changed mask is made anew."

@@ -4,16 +4,17 @@
 
 # %% ../nbs/18_executors.ipynb #e18c0002
 from __future__ import annotations
-import importlib, importlib.util, json, math, os, re, subprocess, sys, time, traceback
+import ctypes, importlib, importlib.util, json, math, os, re, shutil, signal, subprocess, sys, time, traceback
 from dataclasses import dataclass, asdict
 from pathlib import Path
 from .runs import (RunKey, EXECUTORS, LocalExecutor, WORKER_ENV, make_one, load_record, record_path, lock_path)
-from .store import write_json, utc_now, lock_stale, lock_holder
+from .store import write_json, utc_now, lock_stale, lock_holder, open_here
 from fastcore.basics import patch_to
 
 # %% auto #0
-__all__ = ['GRIDS', 'RunSpec', 'spec_of', 'runs_here', 'ToyRun', 'write_grid', 'read_grid', 'failure_path', 'work', 'minutes',
-           'positive', 'seconds', 'text', 'GpusExecutor', 'GridTask', 'squeue_states', 'SlurmExecutor']
+__all__ = ['GRIDS', 'RunSpec', 'spec_of', 'runs_here', 'ToyRun', 'grid_path', 'write_grid', 'read_grid', 'failure_path', 'work',
+           'work_keys', 'minutes', 'positive', 'seconds', 'text', 'GpusExecutor', 'seed_first', 'CoresExecutor',
+           'GridTask', 'squeue_states', 'SlurmExecutor']
 
 # %% ../nbs/18_executors.ipynb #e18c0005
 def _json_same(x):
@@ -72,11 +73,15 @@ class ToyRun:
 # %% ../nbs/18_executors.ipynb #e18c000b
 GRIDS = ".grids"       # <records>/.grids/<stamp>/: grid.json, the workers' logs, failed/
 
+def grid_path(folder) -> Path:
+    "The grid file of a new submission: `grid.json` in a new folder under `<folder>/.grids/` (its logs and failures beside it)."
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
+    return Path(folder).resolve() / GRIDS / f"{stamp}-{os.getpid()}-{time.time_ns() % 10**6}" / "grid.json"
+
 def write_grid(folder, run, keys) -> Path:
-    "Write the grid (run spec, records folder, keys) as JSON into a new folder under `<folder>/.grids/`; its path."
-    spec, stamp = spec_of(run), time.strftime("%Y%m%d-%H%M%S", time.gmtime())
-    d = Path(folder).resolve() / GRIDS / f"{stamp}-{os.getpid()}-{time.time_ns() % 10**6}"
-    return write_json(d / "grid.json", dict(spec=asdict(spec), folder=str(Path(folder).resolve()), keys=[asdict(k) for k in keys],
+    "Write the grid (run spec, records folder, keys) as JSON at a new `grid_path`; its path."
+    spec = spec_of(run)
+    return write_json(grid_path(folder), dict(spec=asdict(spec), folder=str(Path(folder).resolve()), keys=[asdict(k) for k in keys],
                                             written_utc=utc_now()))
 
 def read_grid(path) -> tuple[RunSpec, Path, list[RunKey]]:
@@ -93,8 +98,12 @@ def work(grid, indices=None, claim: bool = False, log: str | None = None) -> int
     "Make the keys at `indices` of the grid file `grid` (None: all), in this process (see above); 0 if every one has its record."
     os.environ[WORKER_ENV] = "1"
     spec, folder, keys = read_grid(grid)
-    run, bad = spec.build(), 0
-    for key in (keys if indices is None else [keys[i] for i in indices]):
+    return work_keys(spec.build(), folder, keys if indices is None else [keys[i] for i in indices], grid, claim, log)
+
+def work_keys(run, folder, keys, grid, claim: bool = False, log: str | None = None) -> int:
+    "A worker's loop: make each of `keys` with `run` into `folder`, a failure written beside the grid file `grid`; 0 if every one has its record."
+    os.environ[WORKER_ENV] = "1"; bad = 0
+    for key in keys:
         if claim and failure_path(grid, key).exists(): continue
         try:
             if claim and load_record(folder, key) is None and not _free(folder, key): continue    # another worker makes it
@@ -206,6 +215,93 @@ class GpusExecutor:
             for p in procs.values():
                 if p.poll() is None: p.terminate()
 
+# %% ../nbs/18_executors.ipynb #e18c0031
+def _cores() -> int:
+    "The cores this process may run on (its CPU affinity where the system has one)."
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+def seed_first(keys, i: int, n: int) -> list[int]:
+    "Worker `i` of `n`'s order over `keys` (indices): the keys of every n-th seed (in order of appearance, from the i-th) first, then the rest."
+    seeds = list(dict.fromkeys(k.seed for k in keys))
+    mine = [j for j, k in enumerate(keys) if seeds.index(k.seed) % n == i % n]
+    return mine + [j for j in range(len(keys)) if j not in set(mine)]
+
+
+# %% ../nbs/18_executors.ipynb #e18c0033
+def _die_with_parent() -> None:
+    "Linux: this process gets SIGTERM when its parent ends (a killed kernel leaves no worker behind); elsewhere nothing."
+    try: ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)       # PR_SET_PDEATHSIG
+    except (OSError, AttributeError): pass
+
+def _forked_worker(run, folder, keys, grid: Path, log: Path) -> None:
+    "A forked child's life: output to `log` (never the parent's kernel streams), `work_keys` with the inherited `run`, then `os._exit`."
+    code = 1
+    try:
+        fd = open_here(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC); os.dup2(fd, 1); os.dup2(fd, 2); os.close(fd)
+        sys.stdout = sys.stderr = os.fdopen(1, "w", buffering=1, closefd=False)
+        _die_with_parent()
+        signal.signal(signal.SIGINT, signal.default_int_handler)           # not the kernel's handlers: an interrupt or a
+        signal.signal(signal.SIGTERM, lambda *a: sys.exit(128 + 15))       # kill unwinds, and the key's lock is let go
+        if "tqdm" in sys.modules:                        # a lock the parent's threads may have held at the fork, and its bars
+            from tqdm import tqdm; from tqdm.std import TqdmDefaultWriteLock
+            tqdm.set_lock(TqdmDefaultWriteLock()); tqdm._instances.clear()
+        code = work_keys(run, folder, keys, grid, claim=True, log=str(log))
+    except BaseException: traceback.print_exc()
+    finally:
+        try: sys.stdout.flush()
+        finally: os._exit(code)
+
+
+# %% ../nbs/18_executors.ipynb #e18c0034
+class CoresExecutor:
+    "Forked worker processes on this machine's cores, one per torch's threads (see above)."
+    OPTIONS = dict(workers=positive("workers"), poll=seconds("poll"))
+    def __init__(self, workers=None, poll=0.1): self.workers, self.poll = workers and positive("workers")(workers), float(poll)
+
+    def n_workers(self, n_keys: int) -> int:
+        "Workers for `n_keys` keys: `workers`, else the usable cores over torch's threads per process (at least 1)."
+        import torch
+        return max(1, min(n_keys, self.workers or _cores() // max(1, torch.get_num_threads())))
+
+    def forks(self, n: int) -> bool:
+        "Whether `n` workers can be forked safely here (see above); else the keys run in this process."
+        import torch
+        from headprune_nb.store import _KEYS_HELD
+        return n > 1 and hasattr(os, "fork") and not _KEYS_HELD and not torch.cuda.is_initialized()
+
+
+# %% ../nbs/18_executors.ipynb #e18c0035
+@patch_to(CoresExecutor)
+def map(self, run, keys, folder):
+    "Yield (key, record or None, None or the error) as each key's record appears or its worker ends without it; `alone` keys last, here."
+    alone = getattr(getattr(run, "__self__", run), "alone", lambda k: False)
+    side, last = [k for k in keys if not alone(k)], [k for k in keys if alone(k)]
+    n = self.n_workers(len(side))
+    if not self.forks(n): yield from LocalExecutor().map(run, keys, folder); return
+    grid, pids = grid_path(folder), {}
+    grid.parent.mkdir(parents=True)
+    print(f"cores: {n} workers for {len(side)} runs" + (f", then {len(last)} timed here" if last else ""), file=sys.stderr)
+    sys.stdout.flush(); sys.stderr.flush()               # nothing buffered here is written twice by a child
+    for i in range(n):
+        log = grid.parent / f"worker{i}.log"
+        if (pid := os.fork()) == 0: _forked_worker(run, folder, [side[j] for j in seed_first(side, i, n)], grid, log)
+        pids[pid] = log
+    watch, logs, ended, failed = _Watch(side, folder, grid), ", ".join(map(str, pids.values())), set(), 0
+    try:
+        while watch.todo:
+            ended |= {p for p in pids if p not in ended and os.waitpid(p, os.WNOHANG)[0] == p}
+            done = len(ended) == len(pids)
+            for key, rec, err in watch.poll(lambda k: done, lambda k: _why(grid, folder, k, logs)):
+                failed += err is not None; yield key, rec, err
+            if watch.todo: time.sleep(self.poll)
+        if not failed: shutil.rmtree(grid.parent, ignore_errors=True)     # the logs are kept where a key failed
+    finally:
+        for p in set(pids) - ended:
+            try: os.kill(p, 15); os.waitpid(p, 0)
+            except (ProcessLookupError, ChildProcessError): pass
+    yield from LocalExecutor().map(run, last, folder)
+
+
 # %% ../nbs/18_executors.ipynb #e18c0017
 class GridTask:
     "What one array task runs: `work` on the grid file, in the job's process; requeued by submitit on preemption or timeout."
@@ -289,4 +385,4 @@ def map(self, run, keys, folder):
         raise
 
 # %% ../nbs/18_executors.ipynb #e18c001a
-EXECUTORS.update(gpus=GpusExecutor, slurm=SlurmExecutor)
+EXECUTORS.update(gpus=GpusExecutor, slurm=SlurmExecutor, cores=CoresExecutor)

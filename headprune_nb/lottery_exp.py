@@ -518,6 +518,11 @@ def spec(self: LotteryRun):
     return RunSpec("headprune_nb.lottery_exp:LotteryRun", dict(profile=self.profile, P=self.P, seed=self.seed, device=self.device,
                                                                speed_repeats=self.speed_repeats, progress=False))
 
+@patch
+def alone(self: LotteryRun, key: RunKey) -> bool:
+    "Whether `key` times something (Table 7's `timing` keys): an executor that runs keys side by side runs it alone (`executors.CoresExecutor`)."
+    return key.method == "timing"
+
 # %% ../nbs/96_lottery_exp.ipynb #0f4ac2af
 def _cached(f):
     "Attach `f` (named `_<name>`) to `LotteryRun` as the cached property `<name>`, computed on first use."

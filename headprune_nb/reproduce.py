@@ -231,7 +231,9 @@ KERNEL_ARGS = ["--IPKernelApp.log_level=ERROR"]      # no "Kernel is running ove
 KERNEL_ENV = {"KINETO_LOG_LEVEL": "6",              # no "USDT ... profiler_start/stop" lines from torch.profiler
               "PYTHONWARNINGS": "ignore:IProgress not found"}   # tqdm.auto falls back to text bars: fine
 
-PROFILE_ENV = {"smoke": {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}}   # tiny models: one thread (see below)
+from .runs import EXECUTOR_ENV
+PROFILE_ENV = {"smoke": {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",      # tiny models: one thread (see below),
+                         EXECUTOR_ENV: json.dumps(dict(name="cores", opts={}))}}   # and a worker per core (executors.CoresExecutor)
 
 @contextmanager
 def quiet_kernel(profile: str | None = None):

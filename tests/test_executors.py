@@ -1,7 +1,7 @@
 """The run layer's executors outside this process: `gpus` with CPU stand-ins (no GPU here), several worker processes
 racing on one records folder, and a worker killed mid-run (its key's lock taken over, nothing lost).
 About 60 s on a loaded 2-core machine (each worker process imports torch; 7 worker processes in all)."""
-import json, os, subprocess, sys, time
+import json, os, re, subprocess, sys, time
 from pathlib import Path
 import pytest
 from headprune_nb.runs import RunKey, run_grid, read_records, lock_path, GridFailed, EXECUTOR_ENV, WORKER_ENV
@@ -89,3 +89,40 @@ def test_two_processes_train_one_baseline_once(tmp_path):
     assert [p.exitcode for p in procs] == [0, 0]
     assert len(count.read_text().split()) == 1, count.read_text()                  # trained once, not twice
     assert not list((tmp_path / "cache" / "models" / "smoke").glob("*.lock"))          # the lock released
+
+
+def test_a_smoke_grid_on_forked_workers_equals_local(headprune, smoke_cache, tmp_path):
+    "dsp2021's synthetic_cls half made by the `cores` executor (two forked workers) and by `local`: the same tables and claims."
+    from grid_tables import tables, smoke
+    names = ("table3.csv", "table3_masks.csv", "unpruned.csv", "claims.csv", "budgets.csv", "figure6.csv")
+    args = ("--profile", "smoke", "--param", 'tasks=["synthetic_cls"]', "--param", "bench=False")
+    forked = smoke(headprune, "dsp2021", tmp_path / "cores", smoke_cache, *args, "--executor", "cores", "--executor-opt", "workers=2")
+    assert re.search(r"cores: 2 workers for \d+ runs", forked.stderr)
+    assert not list((tmp_path / "cores").glob("*/.grids/*"))             # every run made: the workers' logs removed
+    here = smoke(headprune, "dsp2021", tmp_path / "local", smoke_cache, *args, "--executor", "local")
+    assert "cores:" not in here.stderr
+    assert tables(tmp_path / "cores", names) == tables(tmp_path / "local", names)
+
+
+def test_a_killed_submitter_leaves_no_forked_worker_and_a_rerun_finishes(tmp_path):
+    "SIGKILL the process that forked the `cores` workers mid-grid: its workers end too (none left holding a key), and a re-run makes the rest."
+    code = ("import sys, torch; torch.set_num_threads(1); from headprune_nb.runs import RunKey, run_grid; "
+            "from headprune_nb.executors import ToyRun, CoresExecutor; "
+            "run_grid([RunKey('t', 'm', K=K, seed=K % 2) for K in range(1, 7)], ToyRun(seconds=20).run, sys.argv[1], "
+            "executor=CoresExecutor(workers=2), progress=False)")
+    p = subprocess.Popen([sys.executable, "-c", code, str(tmp_path)], stderr=subprocess.PIPE, text=True)
+    deadline, held = time.time() + 60, []
+    while time.time() < deadline and len(held) < 2:            # both workers hold a key
+        held = [h for f in tmp_path.glob("t/*.lock") if (h := json.loads(f.read_text() or "{}"))]
+        time.sleep(0.2)
+    assert len(held) == 2, p.stderr.read() if p.poll() is not None else "the workers took no keys"
+    pids = {h["pid"] for h in held}
+    assert p.pid not in pids
+    p.kill(); p.wait()
+    deadline = time.time() + 20
+    while time.time() < deadline and any(Path(f"/proc/{q}").exists() and "Z" not in Path(f"/proc/{q}/stat").read_text().split()[2] for q in pids):
+        time.sleep(0.2)
+    assert not [q for q in pids if Path(f"/proc/{q}").exists() and "Z" not in Path(f"/proc/{q}/stat").read_text().split()[2]]
+    assert not list(tmp_path.glob("t/*.lock"))                   # each let its key go on the way out
+    recs = run_grid([RunKey("t", "m", K=K, seed=K % 2) for K in range(1, 7)], ToyRun().run, tmp_path, progress=False)
+    assert [r.metric for r in recs.values()] == [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]

@@ -6,14 +6,15 @@ The smoke grids of dsp2021 and behnke2020 run through `--executor slurm` and giv
 local executor (timing columns apart); a job cancelled mid-run (`scancel`) is made again by a re-run, with the same
 results. Measured on the shared 2-core machine under a load average of 10 to 13 (other sessions' work): the
 dsp2021 half (synthetic_cls, 73 records in 2 array tasks) 133 s, behnke2020 (both seeds, 6 submissions) 296 s, the
-cancelled job 40 s with the cluster's start; the local runs they compare with are the session's smoke runs
-(tests/test_reproduce_smoke.py), made once."""
+cancelled job 40 s with the cluster's start; the runs they compare with are the session's smoke runs (on the `cores` executor, a
+smoke run's default; tests/test_reproduce_smoke.py), made once."""
 import os, re, shutil, signal, socket, subprocess, sys, time
 from pathlib import Path
 import pytest
 from headprune_nb.runs import EXECUTOR_ENV, WORKER_ENV, RunKey, run_grid, read_records, get_executor, lock_path
 from headprune_nb.executors import ToyRun
 from headprune_nb.store import read_csv
+from grid_tables import tables as _tables, smoke as _smoke
 
 DAEMONS = ("munged", "slurmctld", "slurmd", "sbatch", "squeue", "sinfo", "scancel", "srun")
 
@@ -98,26 +99,6 @@ def smoke_local(smoke_run, smoke_cache, tmp_path):
 @pytest.fixture(autouse=True)
 def no_default_executor(monkeypatch):
     monkeypatch.delenv(EXECUTOR_ENV, raising=False); monkeypatch.delenv(WORKER_ENV, raising=False)
-
-
-TIMING = {"seconds", "wall_seconds", "speedup_pct", "speedup_pct_of_medians", "speedup_pct_low", "speedup_pct_high",
-          "size_shrinkage_pct", "ms", "ms_per_sentence", "time_s", "seconds_per_sentence", "speedup", "tokens_per_s"}
-
-
-TIMED_CLAIM = re.compile(r"faster|speed", re.I)      # a claim decided by timings (behnke2020's Table 7): timing, not a result
-
-
-def _tables(out: Path, names) -> dict:
-    "The CSVs `names` of a run, timing columns and claims decided by timings dropped."
-    drop = lambda r: {k: v for k, v in r.items() if k not in TIMING and "time" not in k and "speed" not in k}
-    return {n: [drop(r) for r in read_csv(out / n) if not TIMED_CLAIM.search(str(r.get("claim", "")))] for n in names}
-
-
-def _smoke(headprune, name, out, cache, *args):
-    env = dict(os.environ, HEADPRUNE_CACHE=str(cache))
-    r = subprocess.run([headprune, "reproduce", name, "--out", str(out), *args], capture_output=True, text=True, env=env)
-    assert r.returncode == 0, r.stderr[-2000:]
-    return r
 
 
 SLURM = ["--executor", "slurm", "--executor-opt", "poll=1", "--executor-opt", "time=10"]
