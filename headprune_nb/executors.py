@@ -224,22 +224,23 @@ def seed_first(keys, i: int, n: int) -> list[int]:
     "Worker `i` of `n`'s order over `keys` (indices): the keys of every n-th seed (in order of appearance, from the i-th) first, then the rest."
     seeds = list(dict.fromkeys(k.seed for k in keys))
     mine = [j for j, k in enumerate(keys) if seeds.index(k.seed) % n == i % n]
-    return mine + [j for j in range(len(keys)) if j not in set(mine)]
+    return mine + sorted(set(range(len(keys))) - set(mine))
 
 
 # %% ../nbs/18_executors.ipynb #e18c0033
-def _die_with_parent() -> None:
-    "Linux: this process gets SIGTERM when its parent ends (a killed kernel leaves no worker behind); elsewhere nothing."
+def _die_with_parent(parent: int) -> None:
+    "Linux: this process gets SIGTERM when its parent `parent` ends (a killed kernel leaves no worker behind); elsewhere nothing."
     try: ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)       # PR_SET_PDEATHSIG
-    except (OSError, AttributeError): pass
+    except (OSError, AttributeError): return
+    if os.getppid() != parent: sys.exit(1)                                 # it ended before the line above
 
-def _forked_worker(run, folder, keys, grid: Path, log: Path) -> None:
+def _forked_worker(run, folder, keys, grid: Path, log: Path, parent: int) -> None:
     "A forked child's life: output to `log` (never the parent's kernel streams), `work_keys` with the inherited `run`, then `os._exit`."
     code = 1
     try:
         fd = open_here(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC); os.dup2(fd, 1); os.dup2(fd, 2); os.close(fd)
         sys.stdout = sys.stderr = os.fdopen(1, "w", buffering=1, closefd=False)
-        _die_with_parent()
+        _die_with_parent(parent)
         signal.signal(signal.SIGINT, signal.default_int_handler)           # not the kernel's handlers: an interrupt or a
         signal.signal(signal.SIGTERM, lambda *a: sys.exit(128 + 15))       # kill unwinds, and the key's lock is let go
         if "tqdm" in sys.modules:                        # a lock the parent's threads may have held at the fork, and its bars
@@ -278,13 +279,13 @@ def map(self, run, keys, folder):
     side, last = [k for k in keys if not alone(k)], [k for k in keys if alone(k)]
     n = self.n_workers(len(side))
     if not self.forks(n): yield from LocalExecutor().map(run, keys, folder); return
-    grid, pids = grid_path(folder), {}
+    grid, pids, me = grid_path(folder), {}, os.getpid()
     grid.parent.mkdir(parents=True)
     print(f"cores: {n} workers for {len(side)} runs" + (f", then {len(last)} timed here" if last else ""), file=sys.stderr)
     sys.stdout.flush(); sys.stderr.flush()               # nothing buffered here is written twice by a child
     for i in range(n):
         log = grid.parent / f"worker{i}.log"
-        if (pid := os.fork()) == 0: _forked_worker(run, folder, [side[j] for j in seed_first(side, i, n)], grid, log)
+        if (pid := os.fork()) == 0: _forked_worker(run, folder, [side[j] for j in seed_first(side, i, n)], grid, log, me)
         pids[pid] = log
     watch, logs, ended, failed = _Watch(side, folder, grid), ", ".join(map(str, pids.values())), set(), 0
     try:
