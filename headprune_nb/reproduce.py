@@ -103,8 +103,9 @@ EXPERIMENTS = {e.name: e for e in [
                "and decode tokens/s of the pruned models timed in alternation with the unpruned one; Torch-Pruning's "
                "even-per-group criterion and LLM-Pruner-style whole-group removal at the same shares; four claims "
                "registered before the run (no paper: issue 39)",
-               (), {"cpu": "not measured yet: the first cpu run (SmolLM2-135M, 158 grid rows of 3-14 min each on one busy core, then the speed phase) is running; "
-                           "it needs the llm extra"},
+               (), {"cpu": "not measured whole yet: the first cpu run is running (SmolLM2-135M, 158 grid rows of 1-31 min each on a "
+                           "shared core, about 2 min on an idle one); its speed phase took 8 min on 2 idle cores (75 s to build the 6 "
+                           "models, 394 s for 6 timed rounds); it needs the llm extra"},
                "no published tables: SmolLM2 perplexity and speed curves of every method and mode, and two peers",
                profiles=("smoke", "cpu")),
 ]}
