@@ -228,6 +228,8 @@ def seed_first(keys, i: int, n: int) -> list[int]:
 
 
 # %% ../nbs/18_executors.ipynb #e18c0033
+_SIGNALS = {signal.SIGINT, signal.SIGTERM}       # blocked across a fork: none may unwind the parent's frames in a child
+
 def _die_with_parent(parent: int) -> None:
     "Linux: this process gets SIGTERM when its parent `parent` ends (a killed kernel leaves no worker behind); elsewhere nothing."
     try: ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)       # PR_SET_PDEATHSIG
@@ -243,8 +245,11 @@ def _forked_worker(run, folder, keys, grid: Path, log: Path, parent: int) -> Non
         _die_with_parent(parent)
         signal.signal(signal.SIGINT, signal.default_int_handler)           # not the kernel's handlers: an interrupt or a
         signal.signal(signal.SIGTERM, lambda *a: sys.exit(128 + 15))       # kill unwinds, and the key's lock is let go
-        if "tqdm" in sys.modules:                        # a lock the parent's threads may have held at the fork, and its bars
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _SIGNALS)               # blocked by the parent across the fork
+        if "tqdm" in sys.modules:                        # locks the parent's threads may have held at the fork (its monitor
+            import threading                             # thread refreshing a bar), and its bars: new ones, this process's own
             from tqdm import tqdm; from tqdm.std import TqdmDefaultWriteLock
+            TqdmDefaultWriteLock.th_lock, TqdmDefaultWriteLock.mp_lock = threading.RLock(), None
             tqdm.set_lock(TqdmDefaultWriteLock()); tqdm._instances.clear()
         code = work_keys(run, folder, keys, grid, claim=True, log=str(log))
     except BaseException: traceback.print_exc()
@@ -260,18 +265,34 @@ class CoresExecutor:
     def __init__(self, workers=None, poll=0.1): self.workers, self.poll = workers and positive("workers")(workers), float(poll)
 
     def n_workers(self, n_keys: int) -> int:
-        "Workers for `n_keys` keys: `workers`, else the usable cores over torch's threads per process (at least 1)."
-        import torch
-        return max(1, min(n_keys, self.workers or _cores() // max(1, torch.get_num_threads())))
+        "Workers for `n_keys` keys: `workers`, else the usable cores (at least 1)."
+        return max(1, min(n_keys, self.workers or _cores()))
 
     def forks(self, n: int) -> bool:
         "Whether `n` workers can be forked safely here (see above); else the keys run in this process."
         import torch
         from headprune_nb.store import _KEYS_HELD
-        return n > 1 and hasattr(os, "fork") and not _KEYS_HELD and not torch.cuda.is_initialized()
+        return (n > 1 and hasattr(os, "fork") and torch.get_num_threads() == 1 and not _KEYS_HELD
+                and not torch.cuda.is_initialized())
 
 
 # %% ../nbs/18_executors.ipynb #e18c0035
+def _end(pids, grace: float = 5.0) -> None:
+    "SIGTERM each of `pids` (unwinding, they let their keys go), SIGKILL those still there after `grace` s; all reaped."
+    for p in pids:
+        try: os.kill(p, signal.SIGTERM)
+        except ProcessLookupError: pass
+    left, until = set(pids), time.time() + grace
+    while left:
+        for p in list(left):
+            try: done = os.waitpid(p, os.WNOHANG)[0] == p
+            except ChildProcessError: done = True
+            if done: left.discard(p)
+        if left and time.time() > until:
+            for p in left: os.kill(p, signal.SIGKILL)
+            until = math.inf
+        if left: time.sleep(0.05)
+
 @patch_to(CoresExecutor)
 def map(self, run, keys, folder):
     "Yield (key, record or None, None or the error) as each key's record appears or its worker ends without it; `alone` keys last, here."
@@ -283,23 +304,27 @@ def map(self, run, keys, folder):
     grid.parent.mkdir(parents=True)
     print(f"cores: {n} workers for {len(side)} runs" + (f", then {len(last)} timed here" if last else ""), file=sys.stderr)
     sys.stdout.flush(); sys.stderr.flush()               # nothing buffered here is written twice by a child
-    for i in range(n):
-        log = grid.parent / f"worker{i}.log"
-        if (pid := os.fork()) == 0: _forked_worker(run, folder, [side[j] for j in seed_first(side, i, n)], grid, log, me)
-        pids[pid] = log
-    watch, logs, ended, failed = _Watch(side, folder, grid), ", ".join(map(str, pids.values())), set(), 0
+    ended, failed = set(), 0
     try:
+        for i in range(n):
+            log = grid.parent / f"worker{i}.log"
+            old, pid = signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS), None
+            try: pid = os.fork()
+            finally:
+                if pid != 0: signal.pthread_sigmask(signal.SIG_SETMASK, old)
+            if pid == 0:
+                try: _forked_worker(run, folder, [side[j] for j in seed_first(side, i, n)], grid, log, me)
+                finally: os._exit(1)
+            pids[pid] = log
+        watch, logs = _Watch(side, folder, grid), ", ".join(map(str, pids.values()))
+        gone = lambda k: len(ended) == len(pids) and _free(folder, k)   # a key another live process holds: wait for it
         while watch.todo:
             ended |= {p for p in pids if p not in ended and os.waitpid(p, os.WNOHANG)[0] == p}
-            done = len(ended) == len(pids)
-            for key, rec, err in watch.poll(lambda k: done, lambda k: _why(grid, folder, k, logs)):
+            for key, rec, err in watch.poll(gone, lambda k: _why(grid, folder, k, logs)):
                 failed += err is not None; yield key, rec, err
             if watch.todo: time.sleep(self.poll)
         if not failed: shutil.rmtree(grid.parent, ignore_errors=True)     # the logs are kept where a key failed
-    finally:
-        for p in set(pids) - ended:
-            try: os.kill(p, 15); os.waitpid(p, 0)
-            except (ProcessLookupError, ChildProcessError): pass
+    finally: _end(set(pids) - ended)
     yield from LocalExecutor().map(run, last, folder)
 
 

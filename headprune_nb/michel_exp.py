@@ -806,6 +806,7 @@ def plain(x):
 class SpeedRuns:
     "`run(key)` of michel2019_speed's grid: the architecture, randomly initialised, built on first use; each run times it now."
     def __init__(self, P: dict): self.P, self._model = P, None
+    def alone(self, key: RunKey) -> bool: "Every key times the model: none runs beside another (`executors.CoresExecutor`)."; return True
 
     def __call__(self, key: RunKey) -> RunRecord:
         return self.table4(key) if key.method == "table4" else self.operators(key) if key.method == "operators" else self.figure4(key)
