@@ -260,7 +260,7 @@ def _forked_worker(run, folder, keys, grid: Path, log: Path, parent: int) -> Non
 
 # %% ../nbs/18_executors.ipynb #e18c0034
 class CoresExecutor:
-    "Forked worker processes on this machine's cores, one per torch's threads (see above)."
+    "Forked worker processes on this machine's cores, one per core, where torch runs one thread (see above)."
     OPTIONS = dict(workers=positive("workers"), poll=seconds("poll"))
     def __init__(self, workers=None, poll=0.1): self.workers, self.poll = workers and positive("workers")(workers), float(poll)
 

@@ -11,7 +11,7 @@ import headprune_nb
 from .store import (umask_mode, write_atomic, write_csv, write_json, read_csv, other_tasks_rows, put_row, cached_tensor,
                     finish_provenance, write_task_provenance, folder_lock, FolderBusy, LOCK, open_here, provenance, utc_now, machine_info,
                     markdown_table, pivot)
-from .runs import HEAD_SCANS, head_scan_path, cached_head_scan
+from .runs import HEAD_SCANS, head_scan_path, cached_head_scan, EXECUTOR_ENV
 
 # %% auto #0
 __all__ = ['PROFILES', 'EXPERIMENTS', 'INSTALLED', 'USER_RESULTS', 'SMOKE_TIMES', 'KERNEL_ARGS', 'KERNEL_ENV', 'PROFILE_ENV',
@@ -232,7 +232,6 @@ KERNEL_ARGS = ["--IPKernelApp.log_level=ERROR"]      # no "Kernel is running ove
 KERNEL_ENV = {"KINETO_LOG_LEVEL": "6",              # no "USDT ... profiler_start/stop" lines from torch.profiler
               "PYTHONWARNINGS": "ignore:IProgress not found"}   # tqdm.auto falls back to text bars: fine
 
-from .runs import EXECUTOR_ENV
 PROFILE_ENV = {"smoke": {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",      # tiny models: one thread (see below),
                          EXECUTOR_ENV: json.dumps(dict(name="cores", opts={}))}}   # and a worker per core (executors.CoresExecutor)
 

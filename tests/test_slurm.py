@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 from headprune_nb.runs import EXECUTOR_ENV, WORKER_ENV, RunKey, run_grid, read_records, get_executor, lock_path
 from headprune_nb.executors import ToyRun
-from headprune_nb.store import read_csv
 from grid_tables import tables as _tables, smoke as _smoke
 
 DAEMONS = ("munged", "slurmctld", "slurmd", "sbatch", "squeue", "sinfo", "scancel", "srun")
