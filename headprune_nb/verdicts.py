@@ -22,8 +22,8 @@ __all__ = ['LEVEL', 'N_BOOT', 'NOTICEABLE', 'CLOSE', 'ALMOST_EVERY', 'MIN_SEEDS'
            'VOTE_CHANCE', 'VOTE_SEEDS', 'UNDER_TRAINED', 'OLD_STYLE', 'ONE_SEED', 't_cdf', 't_ppf', 'resample_weights',
            'ordinal', 'Stat', 'Term', 'Order', 'Abs', 'Neg', 'nth_best', 'lowest', 'highest', 'Spread', 'spread',
            'joint_draws', 'calibrated', 'Evidence', 'evidence', 'p_value', 'Rule', 'decide', 'claim_row', 'Within',
-           'not_checked_row', 'vote_chance', 'seed_vote', 'vote_row', 'Value', 'per_seed', 'guard', 'verdict_word',
-           'verdict_kind', 'verdict_counts', 'budget_table', 'seed_band']
+           'not_checked_row', 'vote_chance', 'holm', 'seed_vote', 'vote_row', 'Value', 'per_seed', 'guard',
+           'verdict_word', 'verdict_kind', 'verdict_counts', 'budget_table', 'seed_band']
 
 # %% ../nbs/93_verdicts.ipynb #e4279dbb
 LEVEL = 0.95          # two-sided level of every interval
@@ -387,6 +387,14 @@ def vote_chance(n: int) -> float:
     return 2.0 / 2 ** n if n else 1.0
 
 VOTE_SEEDS = next(n for n in range(1, 64) if vote_chance(n) <= VOTE_CHANCE)    # 6 seeds: 3.1%; 3 seeds: 25%
+
+def holm(ps: list, alpha: float = 1 - LEVEL) -> list[bool]:
+    "Holm's step-down test: which of the p-values `ps` stay significant at family-wise error rate `alpha`."
+    keep, m = [False] * len(ps), len(ps)
+    for rank, i in enumerate(sorted(range(m), key=lambda i: ps[i])):
+        if ps[i] > alpha / (m - rank): break
+        keep[i] = True
+    return keep
 
 def seed_vote(holds, min_seeds: int = MIN_SEEDS, undecided: str = NOISE) -> tuple[str, str]:
     "(verdict, reason) of a property checked once per training seed: `holds` has one bool per seed, or None where that seed's check is within its noise."
