@@ -310,11 +310,14 @@ def run(profile: str, out, data=None, progress: bool = True) -> list[dict]:
     peers = _check_peers(grid(p)); (out / "nll").mkdir(parents=True, exist_ok=True)
     prov, t0 = provenance(profile, p["seeds"][0], settings), time.time()
     model0, tok = load_llm(p["model"])
+    parts = (read_json(out / "provenance.json", kind=dict) or {}).get("parts", [])           # every earlier call that made rows
     for key in tqdm(todo, desc="llm heads", disable=not progress):
         calib, evalb = _texts(p, tok, key["seed"], data)
         rows.append(run_row(model0, key, calib, evalb, p, out))
         write_csv(out / "ppl.csv", rows)
-    finish_provenance(out, prov, t0, rows=len(rows), peer_versions=peers)                   # wall_seconds: this call's (a resumed run's part)
+    part = [dict({k: prov[k] for k in ("command", "git_commit", "machine", "started_utc")}, finished_utc=utc_now(),
+                 wall_seconds=round(time.time() - t0, 1), rows=len(todo))] if todo else []
+    finish_provenance(out, prov, t0, rows=len(rows), peer_versions=peers, parts=parts + part)   # wall_seconds: this call's
     return rows
 
 # %% ../nbs/99_llm_exp.ipynb #a1sp0002
@@ -417,8 +420,11 @@ def _versus_row(out, row: dict, pairs: list, kept: dict) -> dict:
     "One comparison: `pairs` (peer key, our key) per seed; `kept` {row name: heads kept} of the grid."
     names = [tuple(str(k[c]) for c in KEY) for pair in pairs for k in pair]
     if missing := [n for n in names if n not in kept]: return dict(row, verdict=NOT_CHECKED, ours=f"{len(missing)} of {len(names)} rows missing")
-    k_peer, k_ours = kept[names[0]], kept[names[1]]
-    if k_peer != k_ours: return dict(row, kept=k_ours, verdict="not matched", ours=f"ours keeps {k_ours} heads, the peer {k_peer}")
+    counts = {(kept[a], kept[b]) for a, b in zip(names[0::2], names[1::2])}                # (peer, ours) of every seed
+    if len(counts) > 1 or (k := counts.pop())[0] != k[1]:
+        return dict(row, kept=kept[names[1]], verdict="not matched", ours="heads kept (peer, ours) by seed: " + ", ".join(
+            f"{kept[a]}/{kept[b]}" for a, b in zip(names[0::2], names[1::2])))
+    k_ours = k[1]
     runs = [{"peer": _sample(out, a, row["recovered"]), "ours": _sample(out, b, row["recovered"])} for a, b in pairs]
     c = claim_row("", "", Rule(f"ppl {row['peer']} / ours", ">", 1.0), evidence(runs, lambda t: t["peer"] / t["ours"]))
     return dict(row, kept=k_ours, ours=c["ours"], verdict=WORDS.get(c["verdict"], c["verdict"]), **{k: c[k] for k in ("point", "lo", "hi", "seeds", "p", "why")})
