@@ -103,9 +103,9 @@ EXPERIMENTS = {e.name: e for e in [
                "and decode tokens/s of the pruned models timed in alternation with the unpruned one; Torch-Pruning's "
                "even-per-group criterion and LLM-Pruner-style whole-group removal at the same shares; four claims "
                "registered before the run (no paper: issue 39)",
-               (), {"cpu": "not measured whole yet: the first cpu run is running (SmolLM2-135M, 158 grid rows of 1-31 min each on a "
-                           "shared core, about 2 min on an idle one); its speed phase took 8 min on 2 idle cores (75 s to build the 6 "
-                           "models, 394 s for 6 timed rounds); it needs the llm extra"},
+               (), {"cpu": "about 5.8 CPU hours (SmolLM2-135M): 158 grid rows of about 2.2 min each on one of 2 cores (95 measured "
+                           "at b5f7e7e: 106 min for two workers side by side), then a speed phase of 8 min on 2 idle cores (75 s to "
+                           "build the 6 models, 394 s for 6 timed rounds); it needs the llm extra"},
                "no published tables: SmolLM2 perplexity and speed curves of every method and mode, and two peers",
                profiles=("smoke", "cpu")),
 ]}
