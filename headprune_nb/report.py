@@ -194,7 +194,7 @@ def claim_counts(claims: list[dict]) -> list[dict]:
             for p, prof in keys]
 
 # %% ../nbs/92_report.ipynb #st0code1
-from .verdicts import LEVEL, VOTE_SEEDS, vote_chance, holm
+from .verdicts import LEVEL, VOTE_SEEDS, vote_chance, holm_verdicts
 
 def _rows_of(found, files=("claims.csv",)) -> list[dict]:
     "Every row of `files` in the finished result folders `found`, with its experiment, profile and paper."
@@ -222,10 +222,10 @@ def holm_rows(found) -> list[dict]:
         if _num(r.get("p")) is not None: fam.setdefault((r["paper_name"], r["profile"]), []).append(r)
     out = []
     for (paper, profile), rs in fam.items():
-        for r, keep in zip(rs, holm([_num(r["p"]) for r in rs])):
-            v = verdict_kind(r)
+        vs = [verdict_kind(r) for r in rs]
+        for r, v, h in zip(rs, vs, holm_verdicts(vs, [_num(r["p"]) for r in rs])):
             out.append(dict(paper=paper, profile=profile, experiment=r["experiment"], task=r.get("task", ""), claim=_short(r["claim"], 70),
-                            p=r["p"], verdict=v, holm=v if keep or v not in ("supported", "contradicted") else "inconclusive (Holm)"))
+                            p=r["p"], verdict=v, holm=h))
     return out
 
 # %% ../nbs/92_report.ipynb #st0code2

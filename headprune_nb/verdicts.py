@@ -22,8 +22,8 @@ __all__ = ['LEVEL', 'N_BOOT', 'NOTICEABLE', 'CLOSE', 'ALMOST_EVERY', 'MIN_SEEDS'
            'VOTE_CHANCE', 'VOTE_SEEDS', 'UNDER_TRAINED', 'OLD_STYLE', 'ONE_SEED', 't_cdf', 't_ppf', 'resample_weights',
            'ordinal', 'Stat', 'Term', 'Order', 'Abs', 'Neg', 'nth_best', 'lowest', 'highest', 'Spread', 'spread',
            'joint_draws', 'calibrated', 'Evidence', 'evidence', 'p_value', 'Rule', 'decide', 'claim_row', 'Within',
-           'not_checked_row', 'vote_chance', 'holm', 'seed_vote', 'vote_row', 'Value', 'per_seed', 'guard',
-           'verdict_word', 'verdict_kind', 'verdict_counts', 'budget_table', 'seed_band']
+           'not_checked_row', 'vote_chance', 'holm', 'holm_verdicts', 'seed_vote', 'vote_row', 'Value', 'per_seed',
+           'guard', 'verdict_word', 'verdict_kind', 'verdict_counts', 'budget_table', 'seed_band']
 
 # %% ../nbs/93_verdicts.ipynb #e4279dbb
 LEVEL = 0.95          # two-sided level of every interval
@@ -395,6 +395,10 @@ def holm(ps: list, alpha: float = 1 - LEVEL) -> list[bool]:
         if ps[i] > alpha / (m - rank): break
         keep[i] = True
     return keep
+
+def holm_verdicts(verdicts: list[str], ps: list, alpha: float = 1 - LEVEL) -> list[str]:
+    "`verdicts` after Holm's adjustment over their `ps`: a decisive one (supported, contradicted) it does not keep reads 'inconclusive (Holm)'."
+    return [v if keep or v not in ("supported", "contradicted") else "inconclusive (Holm)" for v, keep in zip(verdicts, holm(ps, alpha))]
 
 def seed_vote(holds, min_seeds: int = MIN_SEEDS, undecided: str = NOISE) -> tuple[str, str]:
     "(verdict, reason) of a property checked once per training seed: `holds` has one bool per seed, or None where that seed's check is within its noise."
