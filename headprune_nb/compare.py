@@ -121,9 +121,9 @@ def base(self: Comparison, key: RunKey):
 
 # %% ../nbs/95_compare.ipynb #e757cdf7
 @patch
-def plan(self: Comparison, task: str, budget=None) -> tuple:
-    "(training subset, epochs) of a pruning phase: the profile's (`P`), or one of about `budget` steps (`runs.phase_plan`)."
-    return self.runs.phase(task, budget) if budget else (self.P["train_limit"][task], self.P["epochs"][task])
+def plan(self: Comparison, task: str, budget=None, seed=None) -> tuple:
+    "(training subset, epochs) of a pruning phase: the profile's (`P`), or one of about `budget` steps (`runs.phase_plan`, on `seed`'s baseline)."
+    return self.runs.phase(task, budget, seed) if budget else (self.P["train_limit"][task], self.P["epochs"][task])
 
 # %% ../nbs/95_compare.ipynb #705cee4a
 @patch
@@ -141,7 +141,7 @@ def run_name(key: RunKey, anneal: bool = True) -> str:
 @patch
 def phase(self: Comparison, key: RunKey, pruner: str, name: str, train_model: bool = True, **kw) -> tuple:
     "`key`'s pruning phase with `api.make_pruner(pruner, ...)` in run folder `name`: (model, pruner, {run, steps})."
-    b, (limit, epochs) = self.base(key), self.plan(key.task, key.budget)
+    b, (limit, epochs) = self.base(key), self.plan(key.task, key.budget, key.seed)
     epochs = epochs if train_model else 1                       # pipelined: one epoch of the phase's examples at most
     steps = joint_steps(b, limit, epochs, key.seed)
     pr = make_pruner(pruner, b.model, key.K, steps, variant=self.P["variant"], seed=key.seed, **self.pruner_kw, **kw)

@@ -201,10 +201,10 @@ class SeedRuns:
             self._scorers[key] = task_scorer(b, "test" if b.is_translation else "eval", eval_limit, self.main_seed, beam)
         return self._scorers[key]
 
-    def phase(self, task: str, budget_steps: int) -> tuple[int | None, int]:
-        "(training subset, epochs) of a pruning phase of about `budget_steps` steps on `task` (its joint batch size)."
+    def phase(self, task: str, budget_steps: int, s: int | None = None) -> tuple[int | None, int]:
+        "(training subset, epochs) of a pruning phase of about `budget_steps` steps on `task` (its joint batch size), read off seed `s`'s baseline (default: the main seed's)."
         from headprune_nb.recipes import _joint_batch_size
-        b = self.bases[task]
+        b = self.base(task, self.main_seed if s is None else s)   # every seed's has the same training set: one seed's run never trains another's baseline
         return phase_plan(budget_steps, _joint_batch_size(b), len(b.data["train"][0] if b.is_translation else b.data["train"]))
 
 
