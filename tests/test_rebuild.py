@@ -1,10 +1,10 @@
 """Every converted reproduction rebuilds its committed tables and claims from its committed records alone: run with
 `--profile cpu` (its defaults: every task) into a copy of the committed folder, it trains nothing (the model cache stays empty) and writes the
 same files: images byte for byte, and tables cell for cell, every number to 1e-9 of itself (a float's last digits
-follow the machine's BLAS and SIMD kernels: a bootstrap's matrix product or a BLEU's log and exp sums in another order on
-another CPU or numpy, which moved 38.53786276083262 to 38.537862760832624 on CI). This is the regression test of the run layer (issue 36): a change that moves a committed
-number, or that needs a model to build a table, fails here."""
-import csv, filecmp, math, os, shutil
+follow the machine's BLAS and SIMD kernels: a bootstrap's matrix product or a BLEU's log and exp sums in another order
+on another CPU or numpy, which moved 38.53786276083262 to 38.537862760832624 on CI). This is the regression test of
+the run layer (issue 36): a change that moves a committed number, or that needs a model to build a table, fails here."""
+import csv, filecmp, io, math, os, shutil
 import pytest
 from headprune_nb.reproduce import run_experiment, committed_dir
 
@@ -30,7 +30,7 @@ def _same_cell(a: str, b: str) -> bool:
 def difference(committed, rebuilt) -> str | None:
     "Where a rebuilt file differs from its committed one beyond a float's last digits (None: the same)."
     if committed.suffix != ".csv": return None if filecmp.cmp(committed, rebuilt, shallow=False) else "bytes differ"
-    a, b = (list(csv.reader(open(f, newline=""))) for f in (committed, rebuilt))
+    a, b = (list(csv.reader(io.StringIO(f.read_text()))) for f in (committed, rebuilt))    # read whole: no file left open
     if len(a) != len(b): return f"{len(a)} rows committed, {len(b)} rebuilt"
     for i, (ra, rb) in enumerate(zip(a, b)):
         if len(ra) != len(rb) or not all(map(_same_cell, ra, rb)): return f"row {i}: {ra} committed, {rb} rebuilt"
