@@ -189,7 +189,7 @@ def run_experiment(name: str, profile: str = "smoke", params: dict | None = None
     exp = get_experiment(name, profile)
     nb = reproduce_dir() / exp.notebook
     check_params(name, params or {})                    # before anything is created
-    check_precision((params or {}).get("precision"), profile)   # bf16: the full profile only
+    check_precision((params or {}).get("precision"), profile)   # bf16: the cpu and full profiles only
     out = Path(out_dir) if out_dir else results_dir(name, profile)
     parameters = dict(profile=profile, out_dir=str(out.resolve()), **(params or {}))
     env_cmd = os.environ.get("HEADPRUNE_COMMAND")

@@ -83,14 +83,14 @@ def dry_notes(folder) -> list[dict]:
 
 # %% ../nbs/00_store.ipynb #fecef497
 PRECISION_ENV, PRECISION_NAMES = "HEADPRUNE_PRECISION", ("fp32", "bf16")
-GPU_PROFILES = ("full",)          # the profiles that may ask for bf16
+GPU_PROFILES = ("cpu", "full")   # the profiles that may ask for bf16 (cpu: AVX512-BF16, tools/train_bench.py)
 
 def check_precision(precision, profile: str) -> str:
-    "`precision` (None: fp32) checked for `profile`: one of `PRECISION_NAMES`, and bf16 only in the full profile."
+    "`precision` (None: fp32) checked for `profile`: one of `PRECISION_NAMES`, and bf16 only in `GPU_PROFILES`."
     p = precision or "fp32"
     if p not in PRECISION_NAMES: raise ValueError(f"precision={precision!r}: give one of {', '.join(PRECISION_NAMES)}")
     if p != "fp32" and profile not in GPU_PROFILES:
-        raise ValueError(f"precision={p}: the {profile} profile runs fp32 on CPU (its committed results are fp32); use it with --profile full")
+        raise ValueError(f"precision={p}: the {profile} profile runs fp32 (tiny models: plumbing only); use it with --profile cpu or full")
     return p
 
 def run_precision() -> str:

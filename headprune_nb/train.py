@@ -237,7 +237,7 @@ def train(model: nn.Module, batches, cfg: TrainConfig, pruner: HeadPruner | None
             prior_seconds = st.get("train_seconds", 0.0)          # time spent before the interruption
             _set_rng_state(st["rng"])
         log = _Log(out / "log.csv" if out else None, step if resume else None)
-        metrics, t0 = {}, time.time()
+        metrics, t0, since = {}, time.time(), []
         def seconds(): return prior_seconds + time.time() - t0
 
         def checkpoint(epoch, b):
@@ -275,9 +275,11 @@ def train(model: nn.Module, batches, cfg: TrainConfig, pruner: HeadPruner | None
                 if pruner is not None: pruner.after_backward(step)
                 opt.step(); sched.step(); step += 1
                 bar.update(1); bar.set_postfix(loss=f"{loss.item():.3f}", refresh=False)   # shown at the bar's next refresh, not drawn each step
-                if step % log_every == 0 or step == total:
-                    log.add(step=step, epoch=epoch, loss=loss.item(), penalty=pen.item(), lr=sched.get_last_lr()[0],
-                            **(pruner.log_row(step) if pruner is not None else {}))
+                since.append(loss.item())
+                if step % log_every == 0 or step == total:        # loss: this step's batch; loss_avg: the steps since the last row
+                    log.add(step=step, epoch=epoch, loss=since[-1], loss_avg=sum(since) / len(since), penalty=pen.item(),
+                            lr=sched.get_last_lr()[0], **(pruner.log_row(step) if pruner is not None else {}))
+                    since = []
                 if cfg.eval_every and step % cfg.eval_every == 0: run_eval(epoch)
                 if cfg.checkpoint_every and step % cfg.checkpoint_every == 0 and b + 1 < len(epoch_batches):
                     checkpoint(epoch, b + 1)               # (an epoch's last batch: the end-of-epoch checkpoint follows)

@@ -27,7 +27,7 @@ def test_list_names_experiments_and_profiles(headprune):
     (["reproduce", "michel2019_speed", "--profile", "gpu"], "unknown profile 'gpu'; choose one of smoke, cpu, full"),
     (["reproduce", "llm_heads", "--profile", "full"], "llm_heads has no full profile; its profiles: smoke, cpu"),
     (["reproduce", "michel2019_speed", "--param", "oops"], "--param expects key=value"),
-    (["reproduce", "dsp2021", "--profile", "cpu", "--param", "precision=bf16"], "precision=bf16: the cpu profile runs fp32 on CPU"),
+    (["reproduce", "dsp2021", "--profile", "smoke", "--param", "precision=bf16"], "precision=bf16: the smoke profile runs fp32"),
     (["reproduce", "behnke2020", "--profile", "full", "--param", "precision=fp16"], "precision='fp16': give one of fp32, bf16"),
     (["bench", "--model", "no-such-model"], "neither a known architecture"),
     (["bench", "--model", "tiny-bert", "--keep-fraction", "1.5"], "--keep-fraction must be in (0, 1]"),

@@ -90,5 +90,5 @@ def test_reproduce_checks_its_parameters_without_torch(tmp_path):
             "try: run_experiment('baselines', 'smoke', params={'precision': 'bf16'}, out_dir=sys.argv[1])\n"
             "except ValueError as e: print(e)\nprint('transformers' in sys.modules)")
     r = subprocess.run([sys.executable, "-c", code, str(tmp_path / "out")], capture_output=True, text=True)
-    assert "the smoke profile runs fp32 on CPU" in r.stdout, r.stdout + r.stderr
+    assert "the smoke profile runs fp32" in r.stdout, r.stdout + r.stderr
     assert r.stdout.strip().endswith("False"), f"the parent imported transformers: {r.stdout}"
