@@ -20,20 +20,21 @@ from .michel import iterative_pruning
 from .bench import compare_pruned
 from .api import make_pruner
 from .runs import (RunKey, RunRecord, SeedRuns, Sample, load_record, save_record, record_path, run_grid,
-                               score_masked, sample_of, sample_made, baseline_of, recipe_index)
+                               score_masked, sample_of, sample_made, baseline_of, recipe_index, fit_record, fit_signals)
+from .convergence import TESTS, converged, facts, settled_at
 from .verdicts import Rule, evidence, claim_row, not_checked_row, budget_table, seed_band, lowest, highest, guard, per_seed
 
 # %% auto #0
-__all__ = ['METHODS', 'JOINT', 'PIPELINED', 'PHASES', 'RECORDS_ONLY', 'RUNS', 'TABLE_EXTRAS', 'GATES_DECIDED', 'MASK_SETTLED',
-           'SIGNALS', 'PUB_MODEL', 'NAME', 'TABLES', 'check_settings', 'arch_model', 'Baselines', 'Comparison', 'stops',
-           'run_name', 'gates_of', 'decided', 'run_phase', 'run_michel_curve', 'run_michel', 'run_voita_lam',
-           'run_voita', 'load_of', 'run_speed', 'run_attention', 'run_dynamics', 'run_unpruned', 'timing_keys', 'timed',
-           'run_comparison', 'metric_rows', 'mask_rows', 'timing_rows', 'layer_rows', 'dynamics_rows', 'mean_gap',
-           'lead', 'group_gap', 'closeness', 'gate_rows', 'decided_rows', 'attention_rows', 'timing_noise',
-           'sure_counts', 'most', 'gates_signal', 'mask_signal', 'axes_row', 'draw_curves', 'draw_tradeoff',
-           'draw_layers', 'draw_speed', 'figure', 'draw_dynamics', 'beside_published', 'parse_name', 'attach',
-           'migrated', 'default_steps', 'seed_sweeps', 'migrate_scores', 'migrate_sweeps', 'migrate_curves',
-           'migrate_tables', 'migrate', 'amend', 'migrate_pass_runs', 'migrate_pass_timings', 'migrate_pass']
+__all__ = ['METHODS', 'JOINT', 'PIPELINED', 'PHASES', 'RECORDS_ONLY', 'RUNS', 'TABLE_EXTRAS', 'PUB_MODEL', 'NAME', 'TABLES',
+           'check_settings', 'arch_model', 'Baselines', 'Comparison', 'stops', 'run_name', 'gates_of', 'decided',
+           'run_phase', 'phase_facts', 'run_michel_curve', 'run_michel', 'run_voita_lam', 'run_voita', 'load_of',
+           'run_speed', 'run_attention', 'run_dynamics', 'run_unpruned', 'timing_keys', 'timed', 'run_comparison',
+           'metric_rows', 'mask_rows', 'timing_rows', 'layer_rows', 'dynamics_rows', 'mean_gap', 'lead', 'group_gap',
+           'closeness', 'gate_rows', 'decided_rows', 'attention_rows', 'timing_noise', 'sure_counts', 'most',
+           'axes_row', 'draw_curves', 'draw_tradeoff', 'draw_layers', 'draw_speed', 'figure', 'draw_dynamics',
+           'beside_published', 'parse_name', 'attach', 'migrated', 'default_steps', 'seed_sweeps', 'migrate_scores',
+           'migrate_sweeps', 'migrate_curves', 'migrate_tables', 'migrate', 'amend', 'migrate_pass_runs',
+           'migrate_pass_timings', 'migrate_pass']
 
 # %% ../nbs/95_compare.ipynb #73568688
 METHODS = ("michel", "pipelined_dsp", "voita", "ste", "joint_dsp")      # Li et al. (2021), Table 3
@@ -110,7 +111,7 @@ def key(self: Comparison, task: str, method: str, K=None, seed=None, budget=None
     "The key of `method`'s run on `task` at K (or lambda), seed (default: the main one) and budget (None: the profile's phase)."
     s = self.main_seed if seed is None else seed
     michel = method in ("michel", "michel_curve") or method == "speed_michel"
-    variant = stops(self.ks(task)) if michel else None if method == "unpruned" else self.P["variant"]
+    variant = stops(self.ks(task)) if michel else None if method in ("unpruned", "fit") else self.P["variant"]
     return RunKey(task, method, K, lam, s, None if michel else budget, variant, baseline_of(self.profile, task, s))
 
 # %% ../nbs/95_compare.ipynb #d8178259
@@ -169,11 +170,11 @@ def decided(log: list[dict], final: str, steps: int) -> dict | None:
     "When a phase's K-selection settled (the logged step from which every selection is `final`) and how much of `final` its first selection held; None: no selection logged (Voita)."
     sel = [x for x in log if x.get("selected") not in (None, "")]
     if not sel: return None
-    picks = [str(x["selected"]) for x in sel]                       # read_csv keeps a mask's leading zeros
-    first = next((i for i in range(len(picks)) if all(p == final for p in picks[i:])), None)
-    at = sel[first] if first is not None else None
-    return dict(phase_steps=steps, decided_at_step=at and at["step"], decided_share=at and round(at["step"] / steps, 3),
-                final_heads_selected_at_first_step=round(survival(picks[:1], final)[0], 3), lam_then=at.get("lam", "") if at else "")
+    at = settled_at(log, final)                                      # convergence.settled_at: the test's own reading
+    then = next((x for x in sel if int(x["step"]) == at), {})
+    return dict(phase_steps=steps, decided_at_step=at, decided_share=None if at is None else round(at / steps, 3),
+                final_heads_selected_at_first_step=round(survival([str(sel[0]["selected"])], final)[0], 3),
+                lam_then=then.get("lam", ""))
 
 # %% ../nbs/95_compare.ipynb #7eb0777c
 RUNS = {}        # method -> the function that makes its record; each run function below adds itself
@@ -196,9 +197,21 @@ def run_phase(cmp: Comparison, key: RunKey) -> RunRecord:
     "A learned method at K (`PHASES`): its phase, then its K heads scored; with when its selection settled (`decided`, from the run's log)."
     t0, (pruner, _, train_model) = time.time(), PHASES[key.method]
     model, pr, extra = cmp.phase(key, pruner, run_name(key), train_model)
-    log, keep = cmp.base(key).run_dir.parent / extra["run"] / "log.csv", pr.keep_mask(key.K)
-    if log.exists() and (when := decided(read_csv(log), mask_str(keep), extra["steps"])): extra["decided"] = when
+    log, keep = cmp.phase_log(key, extra), pr.keep_mask(key.K)
+    if when := decided(log, mask_str(keep), extra["steps"]): extra["decided"] = when
+    extra["convergence"] = phase_facts(log, extra["steps"], pr, mask_str(keep))
     return cmp.scored(key, model, keep, time.time() - t0, extra, gates_of(pr))
+
+@patch
+def phase_log(self: Comparison, key: RunKey, extra: dict) -> list[dict]:
+    "The training log of `key`'s phase (its run folder `extra['run']`, beside its baseline's; [] where there is none)."
+    p = self.base(key).run_dir.parent / extra["run"] / "log.csv"
+    return read_csv(p) if p.exists() else []
+
+def phase_facts(log: list[dict], steps: int, pruner, final: str | None = None) -> dict:
+    "A phase's convergence facts (`convergence.facts`): its log, its pruner's gate states and DSP's end temperature."
+    tau_end = pruner.schedule[1] if hasattr(pruner, "schedule") else None
+    return facts(log, steps, final, gates_of(pruner) or None, tau_end)
 
 RUNS.update(dict.fromkeys(PHASES, run_phase))
 
@@ -231,7 +244,8 @@ def run_voita_lam(cmp: Comparison, key: RunKey) -> RunRecord:
     model, pr, extra = cmp.phase(key, "voita", run_name(key), lam=key.lam)
     keep = pr.keep_mask()
     return RunRecord(key, kept=[bool(x) for x in keep], gates=gates_of(pr), timings=dict(seconds=round(time.time() - t0, 1)),
-                     extra=dict(extra, open_heads=int(keep.sum())))
+                     extra=dict(extra, open_heads=int(keep.sum()),
+                                convergence=phase_facts(cmp.phase_log(key, extra), extra["steps"], pr)))
 
 # %% ../nbs/95_compare.ipynb #1bcccc58
 @patch
@@ -248,8 +262,9 @@ def run_voita(cmp: Comparison, key: RunKey) -> RunRecord:
     lam = nearest_k(counts, key.K)
     at = replace(key, K=None, lam=lam)
     model, pr, extra = cmp.phase(at, "voita", run_name(at), lam=lam)       # its folder is finished: nothing trains again
+    conv = phase_facts(cmp.phase_log(at, extra), extra["steps"], pr)         # its lambda run's: the open heads settled, gates decided
     return cmp.scored(key, model, pr.keep_mask(key.K), time.time() - t0,
-                      dict(extra, lam=lam, open_heads=counts[lam], sweep=sorted(counts.items())), gates_of(pr))
+                      dict(extra, lam=lam, open_heads=counts[lam], sweep=sorted(counts.items()), convergence=conv), gates_of(pr))
 
 RUNS["voita"] = run_voita
 
@@ -307,6 +322,7 @@ def run_unpruned(cmp: Comparison, key: RunKey) -> RunRecord:
     return cmp.scored(key, model, torch.ones(HeadIndex.from_model(model).H, dtype=torch.bool), 0.0)
 
 RUNS["unpruned"] = run_unpruned
+RUNS["fit"] = lambda cmp, key: fit_record(key, cmp.base(key))     # a seed's baseline as a run: its convergence facts
 
 # %% ../nbs/95_compare.ipynb #f635ef7e
 @patch
@@ -482,33 +498,15 @@ def phase_steps(self: Comparison, recs: dict, task: str, methods=JOINT):
                  and k.method in methods and "steps" in r.extra), None)
 
 # %% ../nbs/95_compare.ipynb #gt0code1
-GATES_DECIDED, MASK_SETTLED = 0.5, 0.75     # share of gates decided that says trained; share of the phase by which DSP's mask must have settled
-
-def gates_signal(rec) -> tuple | None:
-    "(trained, shown) from Hard Concrete gate states: at least `GATES_DECIDED` decided; None: no gate states recorded."
-    if not (g := getattr(rec, "gates", None)): return None
-    n = g["open"] + g["closed"] + g["undecided"]
-    return n > 0 and g["undecided"] <= (1 - GATES_DECIDED) * n, f"{g['undecided']}/{n} gates undecided"
-
-def mask_signal(rec) -> tuple | None:
-    "(trained, shown) from when the K-selection settled (`decided`): by `MASK_SETTLED` of the phase; None: not recorded."
-    if not (d := getattr(rec, "extra", {}).get("decided")): return None
-    share = d.get("decided_share")
-    if share in (None, ""): return False, f"mask never settled in {d.get('phase_steps')} steps"
-    return float(share) <= MASK_SETTLED, f"mask settled at {float(share):.0%} of {d.get('phase_steps')} steps"
-
-SIGNALS = {"pass": gates_signal, "passconc": gates_signal, "lag": gates_signal, "voita": gates_signal,      # method -> its signal
-           "dsp": mask_signal, "joint_dsp": mask_signal, "pipelined_dsp": mask_signal}
-
 @patch
 def trained(self: Comparison, recs: dict, task: str, methods, ks, seeds, budget=None) -> dict:
-    "{run: (trained, shown)}: the convergence signal (`SIGNALS`) of each learned run of `methods` at `ks` and `seeds` with a record; trained None: not recorded."
-    out = {}
-    for m in (m for m in methods if m in SIGNALS):
+    "{run: (converged, shown)}: the convergence test of each seed's baseline and of each learned run of `methods` at `ks`, `seeds`."
+    out = fit_signals({(k := self.key(task, "fit", seed=s)): recs.get(k) or self.record(k) for s in seeds})
+    for m in (m for m in methods if m in TESTS):
         for K in ks:
             for s in seeds:
                 if (rec := recs.get(self.key(task, m, K, s, budget))) is None: continue
-                ok, shown = SIGNALS[m](rec) or (None, "no convergence signal recorded")
+                ok, shown = converged(m, rec.extra.get("convergence"))
                 out[f"{m}@{K} seed {s}"] = ok, f"{m.upper()} K={K} seed {s}: {shown}"
     return out
 

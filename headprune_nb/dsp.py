@@ -139,6 +139,8 @@ class STEPruner(Variants, HeadPruner):
         "The K (default: the pruner's K) heads of largest w."
         return top_k_mask(self.w.detach().cpu(), self.K if K is None else K)
 
+    def log_row(self, step: int) -> dict: return dict(selected=mask_str(self.keep_mask()))   # the convergence test reads it
+
 class STEPaperPruner(STEPruner):
     "STE keeping exactly K heads in the forward pass."
     variant, SPEC_NAME = "paper", "STEPruner"

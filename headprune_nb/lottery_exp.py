@@ -352,15 +352,14 @@ PROPERTY = {"decoder_self_first": "at the converged round nearest 50% removed, d
 
 # %% ../nbs/96_lottery_exp.ipynb #lsig0co1
 def lottery_signals(seeds: list) -> dict:
-    "{run: (trained, shown)} for each seed's tickets and controls (`SeedRecords`): the rounds before it ran, and it trained its planned steps."
+    "{run: (converged, shown)} for each seed's tickets and controls (`SeedRecords`): the convergence test (`nbs/19_convergence`: training loss on a plateau)."
+    from headprune_nb.convergence import converged
     out = {}
     for sr in seeds:
-        st = sr.lottery.extra["steps"]
-        for kind, recs, plan in (("ticket", sr.tickets, st["run"] - st["rewind"]), ("control", sr.reinits, st["run"])):
+        for kind, test, recs in (("ticket", "ticket", sr.tickets), ("control", "reinit", sr.reinits)):
             for i, rec in sorted(recs.items()):
-                steps, lost = int(rec.extra.get("steps") or 0), [r["round"] for r in sr.rounds[1:i + 1] if r.get("round_valid_loss") in (None, "")]
-                out[f"{kind} round {i} seed {sr.seed}"] = (steps >= plan and not lost, f"{kind} round {i} seed {sr.seed}: {steps}/{plan} steps"
-                                                           + (f", rounds {lost} without a validation loss" if lost else ""))
+                ok, shown = converged(test, rec.extra.get("convergence"))
+                out[f"{kind} round {i} seed {sr.seed}"] = ok, f"{kind} round {i} seed {sr.seed}: {shown}"
     return out
 
 # %% ../nbs/96_lottery_exp.ipynb #ce803a51
@@ -688,8 +687,9 @@ def reinitialised(self: LotteryRun, i: int):
 
 # %% ../nbs/96_lottery_exp.ipynb #f135223e
 @patch
-def scored(self: LotteryRun, key: RunKey, model, metrics: dict) -> RunRecord:
-    "The record of a trained ticket or control: its heads, BLEU, sacreBLEU and per-sentence statistics from one translation of the test set."
+def scored(self: LotteryRun, key: RunKey, model, metrics: dict, run_dir=None) -> RunRecord:
+    "The record of a trained ticket or control: its heads, BLEU, sacreBLEU and per-sentence statistics from one translation of the test set, and the convergence facts of its training log in `run_dir`."
+    from headprune_nb.convergence import log_facts
     from headprune_nb.runs import bleu_sample
     from headprune_nb.train import translate, bleu, at_precision
     src, ref = self.test
@@ -697,19 +697,20 @@ def scored(self: LotteryRun, key: RunKey, model, metrics: dict) -> RunRecord:
     hyps = at_precision(lambda m: translate(m, self.vocab, src, beam=self.P["beam"]))(model)   # at the run's precision
     got = dict(metrics, **bleu(hyps, ref), decode_seconds=round(time.time() - t0, 1))
     return RunRecord(key, kept=self.keep(round_of(key)).tolist(), metric=got["bleu_tok"], scores=bleu_sample(hyps, ref),
-                     extra={k: got.get(k) for k in ("sacrebleu", "steps", "train_seconds", "decode_seconds")})
+                     extra={**{k: got.get(k) for k in ("sacrebleu", "steps", "train_seconds", "decode_seconds")},
+                            "convergence": log_facts(run_dir / "log.csv") if run_dir else None})
 
 # %% ../nbs/96_lottery_exp.ipynb #0d2cfe61
 @patch
 def run_ticket(self: LotteryRun, key: RunKey) -> RunRecord:
     "A converged ticket's record."
-    return self.scored(key, *self.converged(round_of(key)))
+    return self.scored(key, *self.converged(round_of(key)), self.folder / f"converge_r{round_of(key):02d}")
 
 # %% ../nbs/96_lottery_exp.ipynb #49b77b10
 @patch
 def run_reinit(self: LotteryRun, key: RunKey) -> RunRecord:
     "A re-initialised control's record."
-    return self.scored(key, *self.reinitialised(round_of(key)))
+    return self.scored(key, *self.reinitialised(round_of(key)), self.folder / f"reinit_train_r{round_of(key):02d}")
 
 # %% ../nbs/96_lottery_exp.ipynb #0d22aed5
 @patch

@@ -11,24 +11,25 @@ import numpy as np
 from fastcore.basics import patch
 from .store import read_csv, read_json, blank, save_figure
 from .heads import ENC_DEC_KINDS, mask_str, mask_of, mask_list
-from .runs import RunKey, RunRecord, Sample, save_record, load_record, load_sample, sample_of, sample_made, baseline_of
-from .verdicts import NOTICEABLE, Rule, evidence, claim_row, not_checked_row, lowest
+from .runs import (RunKey, RunRecord, Sample, save_record, load_record, load_sample, sample_of, sample_made, baseline_of,
+                               fit_key, fit_record, fit_signals)
+from .verdicts import NOTICEABLE, Rule, evidence, claim_row, not_checked_row, lowest, guard
 
 # %% auto #0
 __all__ = ['PRUNING_DEFAULTS', 'FIGURE_TABLES', 'OLD_SCORE', 'ABLATION_DEFAULTS', 'SIG_LEVEL', 'OLD_ABLATION_SCORE',
            'SPEED_DEFAULTS', 'SPEED_SETUP', 'LI', 'PAIRED', 'OURS', 'ADDED_TO_TABLE4', 'settings', 'pruning_params',
            'variant_tag', 'curve_whats', 'curve_key', 'curve_keys', 'what_of', 'mask_digest', 'Masked', 'masked',
-           'Baselines', 'PruningRuns', 'examples', 'by_what', 'steps', 'seed_masks', 'figure_rows', 'figure5_rows',
-           'band_jobs', 'band_rows', 'band_gap', 'ClaimPlan', 'plan_row', 'harmless_plan', 'cross_plan', 'late_plan',
-           'claim_plans', 'plan_jobs', 'draw', 'draw_lines', 'figure3', 'figure4', 'figure5', 'baseline_dirs',
-           'masking_budget', 'old_curves', 'old_seed_masks', 'migrate_curves', 'migrate_score_files', 'migrate_scores',
-           'migrate_pruning', 'ablation_params', 'ablation_examples', 'ablation_key', 'ablation_mask', 'AblationRuns',
-           'ablation_grid', 'ablation_tables', 'chosen_heads', 'claim_runs', 'ablation_claims', 'significance_rows',
-           'is_sig', 'share_within', 'published_summary', 'our_summary', 'heat_map', 'migrate_ablation_tables',
-           'migrate_ablation', 'speed_params', 'speed_key', 'figure4_keys', 'plain', 'SpeedRuns', 'n_heads', 'op_times',
-           'table4_rows', 'flop_share_line', 'published_side', 'figure4_summary', 'timed', 'point_check', 'exact',
-           'smallest_rise', 'michel_says', 'table4_claims', 'li_says', 'figure4_claims', 'speed_figure',
-           'speed_provenance', 'migrate_speed']
+           'Baselines', 'PruningRuns', 'fit_keys', 'task_fits', 'examples', 'by_what', 'steps', 'seed_masks',
+           'figure_rows', 'figure5_rows', 'band_jobs', 'band_rows', 'band_gap', 'ClaimPlan', 'plan_row',
+           'harmless_plan', 'cross_plan', 'late_plan', 'claim_plans', 'plan_jobs', 'draw', 'draw_lines', 'figure3',
+           'figure4', 'figure5', 'baseline_dirs', 'masking_budget', 'old_curves', 'old_seed_masks', 'migrate_curves',
+           'migrate_score_files', 'migrate_scores', 'migrate_pruning', 'ablation_params', 'ablation_examples',
+           'ablation_key', 'ablation_mask', 'AblationRuns', 'ablation_grid', 'ablation_tables', 'chosen_heads',
+           'claim_runs', 'ablation_claims', 'significance_rows', 'is_sig', 'share_within', 'published_summary',
+           'our_summary', 'heat_map', 'migrate_ablation_tables', 'migrate_ablation', 'speed_params', 'speed_key',
+           'figure4_keys', 'plain', 'SpeedRuns', 'n_heads', 'op_times', 'table4_rows', 'flop_share_line',
+           'published_side', 'figure4_summary', 'timed', 'point_check', 'exact', 'smallest_rise', 'michel_says',
+           'table4_claims', 'li_says', 'figure4_claims', 'speed_figure', 'speed_provenance', 'migrate_speed']
 
 # %% ../nbs/94_michel_exp.ipynb #58b2b339
 PRUNING_DEFAULTS = {
@@ -128,7 +129,9 @@ class Baselines:
 class PruningRuns(Baselines):
     "`run(key)` of michel2019_pruning's grid (see above); `jobs` maps a masked evaluation's key to its `Masked`."
 
-    def __call__(self, key: RunKey) -> RunRecord: return self.evaluate(key) if key in self.jobs else self.curve(key)
+    def __call__(self, key: RunKey) -> RunRecord:
+        if key.method == "fit": return self.fit(key)
+        return self.evaluate(key) if key in self.jobs else self.curve(key)
 
     def register(self, jobs) -> dict:
         "{Masked: its key}, each key remembered for `run`."
@@ -156,6 +159,20 @@ def model(self: Baselines, task: str, s: int, epoch=None):
     m = copy.deepcopy(t.model)
     m.load_state_dict(torch.load(path, map_location=self.P["device"], weights_only=True)["model"])
     return m
+
+# %% ../nbs/94_michel_exp.ipynb #e27c23ff
+@patch
+def fit(self: Baselines, key: RunKey) -> RunRecord:
+    "Seed `key.seed`'s baseline of `key.task` as a run: its convergence facts (`runs.fit_record`)."
+    return fit_record(key, self.base(key.task, key.seed))
+
+def fit_keys(P: dict) -> list[RunKey]:
+    "Each task's baseline of each seed as a run (method `fit`): the claims rest on them (`nbs/19_convergence`)."
+    return [fit_key(P["profile"], t, s) for t in P["tasks"] for s in P["seeds"]]
+
+def task_fits(fits: dict, task: str) -> dict:
+    "{run: (converged, shown)} of `task`'s baselines among the `fit` records `fits`."
+    return fit_signals({k: r for k, r in fits.items() if k.task == task})
 
 # %% ../nbs/94_michel_exp.ipynb #2ed2388d
 @patch
@@ -306,11 +323,11 @@ class ClaimPlan:
     extra: dict = field(default_factory=dict)
 
 # %% ../nbs/94_michel_exp.ipynb #0b7dece7
-def plan_row(plan, samples: dict, budget: str, seed: int = 0) -> dict:
-    "A claims.csv row: the plan decided on `samples` ({Masked: Sample}); a row (not checked) as it is."
+def plan_row(plan, samples: dict, budget: str, seed: int = 0, fits: dict | None = None) -> dict:
+    "A claims.csv row: the plan decided on `samples` ({Masked: Sample}), guarded by its task's baselines (`fits`: their records); a row (not checked) as it is."
     if isinstance(plan, dict): return plan
     ev = evidence([{n: samples[j] for n, j in r.items()} for r in plan.runs], plan.stat, seed=seed)
-    return claim_row(plan.claim, plan.task, plan.rule, ev, budget=budget, **plan.extra)
+    return guard(claim_row(plan.claim, plan.task, plan.rule, ev, budget=budget, **plan.extra), task_fits(fits or {}, plan.task))
 
 # %% ../nbs/94_michel_exp.ipynb #6e4b5675
 def harmless_plan(c: dict, task: str, P: dict, masks: dict):
@@ -559,7 +576,7 @@ def ablation_mask(index, method: str):
 class AblationRuns(Baselines):
     "`run(key)` of michel2019_ablation's grid: the main seed's scans, another seed's choice of a head per layer, or a masked evaluation."
     def __call__(self, key: RunKey) -> RunRecord:
-        return {"scans": self.scans, "chosen": self.chosen}.get(key.method, self.masked)(key)
+        return {"scans": self.scans, "chosen": self.chosen, "fit": self.fit}.get(key.method, self.masked)(key)
 
     def provenance(self, key: RunKey, **params) -> dict:
         "A run's own provenance: the baseline it read."
@@ -648,17 +665,18 @@ def claim_runs(recs: dict, P: dict, task: str) -> list[dict]:
             for s, ch in chosen_heads(recs, P, task).items()]
 
 # %% ../nbs/94_michel_exp.ipynb #d31d7540
-def ablation_claims(task: str, runs: list[dict], budget: str, seed: int = 0) -> list[dict]:
+def ablation_claims(task: str, runs: list[dict], budget: str, seed: int = 0, fits: dict | None = None) -> list[dict]:
     "The two claims of `task` from each seed's samples ({name: Sample}, as `claim_runs` names them): most heads redundant (Table 1), one head enough for most layers (Tables 5/6); each on the mean change (the median's interval cannot keep its coverage, nbs/93_verdicts)."
     H, sites = sum(k.startswith("h") for k in runs[0]), [k for k in runs[0] if k.startswith("s")]
     ev = evidence(runs, lambda x: sum(x[f"h{k}"] - x["base"] for k in range(H)) / H, seed=seed)
     rows = [claim_row("At test time, most heads are redundant given the rest of the model (Table 1)", task,
                       Rule(f"mean over the {H} heads of the change with that head masked (masked - unmasked)", ">", -NOTICEABLE), ev, budget=budget)]
-    if not sites: return rows
-    ev = evidence(runs, lambda x: sum(x[k] - x["base"] for k in sites) / len(sites), seed=seed)
-    return rows + [claim_row("For most layers one head is enough (Tables 5/6: head chosen on a separate set)", task,
-                             Rule(f"mean over the {len(sites)} layers of the change when reduced to one head (reduced - unmasked)",
-                                  ">", -NOTICEABLE), ev, budget=budget)]
+    if sites:
+        ev = evidence(runs, lambda x: sum(x[k] - x["base"] for k in sites) / len(sites), seed=seed)
+        rows.append(claim_row("For most layers one head is enough (Tables 5/6: head chosen on a separate set)", task,
+                              Rule(f"mean over the {len(sites)} layers of the change when reduced to one head (reduced - unmasked)",
+                                   ">", -NOTICEABLE), ev, budget=budget))
+    return [guard(r, task_fits(fits or {}, task)) for r in rows]
 
 # %% ../nbs/94_michel_exp.ipynb #12dc8270
 SIG_LEVEL = 0.99                 # the paper underlines changes significant at p < 0.01

@@ -498,7 +498,7 @@ def replay_phase(pruner, cfg: TrainConfig, n_batches: int, out_dir, device: str 
 
 def joint_run(base: Trained, pruner, name: str, train_limit: int | None = None, epochs: int = 1, lr: float | None = None,
               gate_lr: float | None = None, train_model: bool = True, from_start: bool = False, seed: int = 0, device: str = "cpu",
-              log_every: int = 50, progress: bool = False):
+              log_every: int | None = None, progress: bool = False):
     """Train a copy of `base.model` (or of its untrained start) with `pruner` in a run folder `name-<digest>`; returns (model, folder).
     In a dry run, a phase whose code path trained already is replayed (`replay_phase`) and returns `base.model` itself."""
     import copy, dataclasses

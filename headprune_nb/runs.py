@@ -19,7 +19,8 @@ __all__ = ['SEEDS', 'BUDGETS', 'EXECUTORS', 'EXECUTOR_ENV', 'WORKER_ENV', 'HEAD_
            'sample_of', 'sample_made', 'cached_sample', 'phase_limit', 'phase_plan', 'baseline_of', 'recipe_index',
            'SeedRuns', 'RunKey', 'RunRecord', 'record_path', 'plain', 'save_record', 'load_record', 'read_records',
            'GridFailed', 'LocalExecutor', 'get_executor', 'made_by', 'lock_path', 'make_one', 'executor_spec',
-           'use_executor', 'default_executor', 'run_grid', 'head_scan_path', 'cached_head_scan']
+           'use_executor', 'default_executor', 'run_grid', 'head_scan_path', 'cached_head_scan', 'fit_key',
+           'fit_record', 'fit_signals']
 
 # %% ../nbs/17_runs.ipynb #10eded8e
 def ngram_stats(hyp: str, ref: str, order: int = 4) -> list[int]:
@@ -437,3 +438,23 @@ def cached_head_scan(t, what: str, split: str, limit, seed: int, beam, metric=No
     scan = dict(zip(HEAD_SCANS, (ablate_each_head, single_head_per_site)))
     path = head_scan_path(t, what, split, limit, seed, beam)
     return cached_tensor(path, lambda: scan[what](t.model, metric or task_metric(t, split, limit, seed, beam=beam)))
+
+# %% ../nbs/17_runs.ipynb #1889c6e7
+def fit_key(profile: str, task: str, seed: int) -> RunKey:
+    "The key of seed `seed`'s baseline of `task` as a run (method `fit`): its record holds its convergence facts."
+    return RunKey(task, "fit", seed=seed, base=baseline_of(profile, task, seed))
+
+def fit_record(key: RunKey, t) -> RunRecord:
+    "The record of trained baseline `t` under `key`: the facts of its training log (`convergence.log_facts`; None: none)."
+    from headprune_nb.convergence import log_facts
+    return RunRecord(key, extra=dict(convergence=log_facts(t.run_dir / "log.csv"), run=str(t.run_dir.name)))
+
+def fit_signals(recs: dict) -> dict:
+    "{run: (converged, shown)} of the `fit` records among `recs` (`convergence.converged`, kind `fit`)."
+    from headprune_nb.convergence import converged
+    out = {}
+    for k, r in recs.items():
+        if k.method != "fit": continue
+        ok, shown = converged("fit", r.extra.get("convergence"))
+        out[f"{k.task} baseline seed {k.seed}"] = ok, f"{k.task} baseline seed {k.seed}: {shown}"
+    return out

@@ -207,7 +207,8 @@ def _scheduler(opt, cfg: TrainConfig, span: int, pruner=None):
 
 # %% ../nbs/06_train.ipynb #f030e063
 def train(model: nn.Module, batches, cfg: TrainConfig, pruner: HeadPruner | None = None, evaluate=None,
-          out_dir=None, resume: bool = False, log_every: int = 50, progress: bool = True, stop_after: int | None = None) -> dict:
+          out_dir=None, resume: bool = False, log_every: int | None = None, progress: bool = True,
+          stop_after: int | None = None) -> dict:
     "Train `model` (and `pruner`) on `batches(epoch)`; returns the final metrics. Holds `out_dir`'s lock throughout. `stop_after` simulates an interruption."
     with folder_lock(out_dir, wait=True) if out_dir is not None else contextlib.nullcontext():   # one run per folder (below)
         random.seed(cfg.seed); torch.manual_seed(cfg.seed)
@@ -224,6 +225,7 @@ def train(model: nn.Module, batches, cfg: TrainConfig, pruner: HeadPruner | None
             raise ValueError(f"start_step={cfg.start_step} is outside the run's {span} steps ({cfg.epochs} epochs of {per_epoch})")
         total = dry_cap(min(span - cfg.start_step, cfg.max_steps or math.inf), "steps")   # a dry run: a couple of steps of any run
         sched = _scheduler(opt, cfg, span, pruner)
+        log_every = log_every or max(1, min(50, total // 100))   # default: every 50 steps, 100 rows at least (nbs/19_convergence)
         out = Path(out_dir) if out_dir else None
         ckpt = out / "checkpoint.pt" if out else None
         step, prior_seconds = 0, 0.0

@@ -440,14 +440,12 @@ def per_seed(values: list[dict]) -> list[dict]:
 UNDER_TRAINED = "not decided: under-trained"
 
 def guard(row: dict, signals: dict) -> dict:
-    "`row` with its runs' convergence signals (`signals`: {run: (trained, shown)}, trained None: not recorded); a run that failed makes it `UNDER_TRAINED`, never decisive."
-    failed, unknown = [shown for ok, shown in signals.values() if ok is False], sum(ok is None for ok, _ in signals.values())
+    "`row` with its runs' convergence tests (`signals`: {run: (converged, shown)}); one that failed (or None: no facts) makes it `UNDER_TRAINED`."
     if not signals or row.get("verdict") not in VERDICTS: return row
-    if unknown == len(signals): return dict(row, trained=f"no convergence signal recorded in its {unknown} learned runs (records older than the signal)")
-    if not failed: return dict(row, trained=f"all {len(signals) - unknown} runs with a signal trained" + (
-        f"; {unknown} run(s) recorded before their method's signal was stored" if unknown else ""))
-    return dict(row, verdict=UNDER_TRAINED, trained=f"{len(failed)} of {len(signals)} runs under-trained: " + "; ".join(failed),
-                why=f"would be {row['verdict']} ({row.get('why', '')}), but it rests on runs that did not train")
+    failed = [shown for ok, shown in signals.values() if not ok]
+    if not failed: return dict(row, trained=f"all {len(signals)} trained runs converged")
+    return dict(row, verdict=UNDER_TRAINED, trained=f"{len(failed)} of {len(signals)} runs not converged: " + "; ".join(failed),
+                why=f"would be {row['verdict']} ({row.get('why', '')}), but it rests on runs that did not converge")
 
 # %% ../nbs/93_verdicts.ipynb #19359ab2
 OLD_STYLE, ONE_SEED = " (old style: single seed, no interval)", " (old style: one training seed)"

@@ -11,7 +11,7 @@ import torch
 from .train import HeadPruner
 import math
 from .hard_concrete import HardConcrete, deterministic_gate, BETA, GAMMA, ZETA
-from .heads import top_k_mask, check_k
+from .heads import top_k_mask, check_k, mask_str
 from .fidelity import Variants
 
 # %% auto #0
@@ -49,6 +49,8 @@ class VoitaPruner(Variants, HeadPruner):
         gate = deterministic_gate(la, self.gate.gamma, self.gate.zeta)
         if K is None: return gate > (self.open_above if above is None else above)
         return self.rank(gate, check_k(K, la.numel()))
+
+    def log_row(self, step: int) -> dict: return dict(selected=mask_str(self.keep_mask()))   # its open heads (nbs/19_convergence)
 
 # %% ../nbs/12_voita.ipynb #8f3d5a01
 class VoitaPaperPruner(VoitaPruner):

@@ -7,18 +7,19 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 import torch
-from .runs import RunKey, RunRecord, baseline_of
+from .runs import RunKey, RunRecord, baseline_of, fit_key, fit_record, fit_signals
 
 # %% auto #0
 __all__ = ['RUNS', 'MAIN_COLS', 'SEED_COLS', 'sweep_keys', 'Sweep', 'voita_run', 'unpruned_run', 'sweep_tables', 'rises_of',
-           'cliffs_of', 'bound_of', 'reach_of', 'grid_claims', 'records_from_tables']
+           'cliffs_of', 'bound_of', 'reach_of', 'sweep_signals', 'grid_claims', 'records_from_tables']
 
 # %% ../nbs/97_voita_exp.ipynb #97000005
 def sweep_keys(profile: str, task: str, lambdas, seeds, variant: str) -> list[RunKey]:
-    "The sweep's keys: the unpruned baseline of the first seed, then every (seed, lambda)."
+    "The sweep's keys: the unpruned baseline of the first seed, every (seed, lambda), and each seed's baseline as a run (`fit`)."
     base = {s: baseline_of(profile, task, s) for s in seeds}
     return ([RunKey(task, "unpruned", seed=seeds[0], base=base[seeds[0]])]
-            + [RunKey(task, "voita", lam=l, seed=s, variant=variant, base=base[s]) for s in seeds for l in lambdas])
+            + [RunKey(task, "voita", lam=l, seed=s, variant=variant, base=base[s]) for s in seeds for l in lambdas]
+            + [fit_key(profile, task, s) for s in seeds])
 
 # %% ../nbs/97_voita_exp.ipynb #97000008
 @dataclass
@@ -70,12 +71,15 @@ def voita_run(sw: Sweep, key: RunKey) -> RunRecord:
     from headprune_nb.recipes import joint_run, joint_steps
     b = sw.base(key.seed)
     pr = make_pruner("voita", b.model, variant=key.variant, lam=key.lam, open_above=sw.open_above, seed=key.seed)
-    model, _ = joint_run(b, pr, f"voita/{key.task}-lam{key.lam:g}-seed{key.seed}", sw.train_limit, sw.epochs, lr=sw.lr,
-                         gate_lr=sw.gate_lr, from_start=sw.from_start, seed=key.seed, device=sw.device)
-    kept = pr.keep_mask()
+    from headprune_nb.compare import phase_facts
+    from headprune_nb.store import read_csv
+    model, folder = joint_run(b, pr, f"voita/{key.task}-lam{key.lam:g}-seed{key.seed}", sw.train_limit, sw.epochs, lr=sw.lr,
+                              gate_lr=sw.gate_lr, from_start=sw.from_start, seed=key.seed, device=sw.device)
+    kept, steps = pr.keep_mask(), joint_steps(b, sw.train_limit, sw.epochs, key.seed)
+    log = read_csv(folder / "log.csv") if (folder / "log.csv").exists() else []
     extra = dict(heads_kept=int(kept.sum()), **(_scores(sw, model, pr, kept) if key.seed == sw.main_seed else {}),
-                 mean_prob_open=float(pr.gate.prob_open().mean()), H=len(kept),
-                 steps=joint_steps(b, sw.train_limit, sw.epochs, key.seed))
+                 mean_prob_open=float(pr.gate.prob_open().mean()), H=len(kept), steps=steps,
+                 convergence=phase_facts(log, steps, pr))
     return RunRecord(key, kept=kept.tolist(), metric=extra.get("score_hard_mask"), extra=extra)
 
 # %% ../nbs/97_voita_exp.ipynb #97000011
@@ -83,7 +87,7 @@ def unpruned_run(sw: Sweep, key: RunKey) -> RunRecord:
     "The baseline's score with every head."
     return RunRecord(key, metric=float(sw.metric(key.seed)(sw.base(key.seed).model)))
 
-RUNS = {"voita": voita_run, "unpruned": unpruned_run}
+RUNS = {"voita": voita_run, "unpruned": unpruned_run, "fit": lambda sw, key: fit_record(key, sw.base(key.seed))}
 
 # %% ../nbs/97_voita_exp.ipynb #97000014
 MAIN_COLS = ("heads_kept", "score_with_gates", "score_hard_mask", "mean_prob_open")
@@ -115,16 +119,26 @@ def reach_of(rs, H: int):
     return False if {r["heads_kept"] for r in rs} >= set(range(H + 1)) else (bound_of(rs, H) or None)
 
 # %% ../nbs/97_voita_exp.ipynb #97000021
-def grid_claims(by_seed: dict, H: int, task: str, budget: str, pub: list[dict]) -> list[dict]:
-    "The four claims' rows (`verdicts.vote_row`), one vote per seed of `by_seed` ({seed: its rows by lambda})."
-    from headprune_nb.verdicts import vote_row
+def sweep_signals(records: dict) -> dict:
+    "{run: (converged, shown)}: each seed's baseline and each lambda run of the sweep (`nbs/19_convergence`)."
+    from headprune_nb.convergence import converged
+    out = fit_signals(records)
+    for k, r in records.items():
+        if k.method != "voita": continue
+        ok, shown = converged("voita", r.extra.get("convergence"))
+        out[f"voita lam {k.lam:g} seed {k.seed}"] = ok, f"Voita lambda {k.lam:g} seed {k.seed}: {shown}"
+    return out
+
+def grid_claims(by_seed: dict, H: int, task: str, budget: str, pub: list[dict], signals: dict | None = None) -> list[dict]:
+    "The four claims' rows (`verdicts.vote_row`), one vote per seed of `by_seed` ({seed: its rows by lambda}), guarded by the runs' `signals`."
+    from headprune_nb.verdicts import vote_row, guard
     holds = lambda f: [None if (v := f(rs)) is None else bool(v) for rs in by_seed.values()]
     per_seed = lambda f, fmt: "; ".join(f"seed {s}: {fmt(f(rs), rs)}" for s, rs in by_seed.items())
     notes = [p["note"] for p in pub if p["kind"] == "claim"]          # not monotone; an upper bound on the heads kept
     rows = []
     for claim, what, f, fmt, paper, grid in _claim_specs(H, pub, notes):
         extra = dict(undecided="left undecided by the grid") if grid else {}
-        rows.append(vote_row(claim, task, what, holds(f), per_seed(f, fmt), paper=paper, budget=budget, **extra))
+        rows.append(guard(vote_row(claim, task, what, holds(f), per_seed(f, fmt), paper=paper, budget=budget, **extra), signals or {}))
     return rows
 
 # %% ../nbs/97_voita_exp.ipynb #97000022

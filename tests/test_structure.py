@@ -8,7 +8,7 @@ PKG = Path(__file__).resolve().parent.parent / "headprune_nb"
 FLOORS = {
     "store": 1,                                                      # writes, locks, provenance, tables, dry-run switches
     "heads": 2, "gates": 2, "prune": 2, "gqa": 2, "bench": 2,                  # the model side: knows no method
-    "data": 3, "models": 3, "beam": 3, "train": 3, "recipes": 3, "fairseq_adapter": 3,   # data and trained baselines
+    "data": 3, "models": 3, "beam": 3, "train": 3, "recipes": 3, "fairseq_adapter": 3, "convergence": 3,   # data, baselines
     "fidelity": 4, "michel": 4, "hard_concrete": 4, "voita": 4, "dsp": 4, "almost_sure": 4, "lag": 4, "lottery": 4,
     "methods": 4,                                                    # the methods and their registry
     "runs": 5,                                                       # run keys, records, the grid runner
