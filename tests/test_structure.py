@@ -13,7 +13,7 @@ FLOORS = {
     "methods": 4,                                                    # the methods and their registry
     "runs": 5,                                                       # run keys, records, the grid runner
     "executors": 5,                                                  # the grid runner's workers: several GPUs, Slurm
-    "verdicts": 6,                                                   # rules and intervals
+    "verdicts": 6, "power": 6,                                       # rules, intervals, the seeds a claim needs
     "reproduce": 7, "report": 7, "api": 7, "cli": 7,                 # the runner, the report, the user's API and CLI
     "voita_exp": 7, "baselines_exp": 7, "llm_exp": 7, "lottery_exp": 7, "michel_exp": 7, "compare": 7,   # the reproductions as grids of runs
 }
