@@ -194,12 +194,16 @@ def claim_counts(claims: list[dict]) -> list[dict]:
             for p, prof in keys]
 
 # %% ../nbs/92_report.ipynb #st0code1
-from .verdicts import LEVEL, VOTE_SEEDS, vote_chance, holm_verdicts
+from .verdicts import LEVEL, VOTE_SEEDS, VERDICTS, UNDER_TRAINED, vote_chance, holm_verdicts
 
 def _rows_of(found, files=("claims.csv",)) -> list[dict]:
     "Every row of `files` in the finished result folders `found`, with its experiment, profile and paper."
     return [dict(r, experiment=n, profile=p, paper_name=paper_of(n, r.get("of_paper", "")))
             for n, p, d in found for f in files if (d / f).exists() for r in read_csv(d / f)]
+
+def _tests_of(found) -> list[dict]:
+    "Every claims.csv row and every budgets.csv row past its table's default (that one is its claim's row) in `found`."
+    return [r for r in _rows_of(found, ("claims.csv", "budgets.csv")) if r.get("phase") != "default"]
 
 def chance_of(r: dict) -> float:
     "The chance that row `r` is decisive when its statistic sits at its threshold: 1 - level (an interval), the vote's chance (a vote that may decide), else 0."
@@ -208,24 +212,24 @@ def chance_of(r: dict) -> float:
     return vote_chance(n) if r.get("seeds_holding") not in (None, "") and n >= VOTE_SEEDS else 0.0
 
 def chance_line(found) -> str:
-    "One sentence: decisive verdicts over every claim and budget row of `found`, and how many chance alone would give."
-    rows = _rows_of(found, ("claims.csv", "budgets.csv"))
+    "One sentence: decisive verdicts over the claim and budget rows of `found` that can decide, and how many chance alone would give."
+    rows = [r for r in _tests_of(found) if chance_of(r) > 0 and verdict_kind(r) in VERDICTS]
     decisive = sum(verdict_kind(r) in ("supported", "contradicted") for r in rows)
-    return (f"Chance: {len(rows)} claim and budget rows, {decisive} of them decisive; if every statistic sat at its threshold, "
+    return (f"Chance: {len(rows)} claim and budget rows that can decide, {decisive} of them decisive; if every statistic sat at its threshold, "
             f"chance alone would give about {sum(map(chance_of, rows)):.1f} decisive verdicts (5% per interval; a vote only with at "
             f"least {VOTE_SEEDS} seeds).")
 
 def holm_rows(found) -> list[dict]:
-    "Each paper's interval claims (claims.csv rows with a p) per profile: raw verdict beside the verdict after Holm's adjustment over that paper's."
+    "Each paper's interval rows (claims, and budget rows past the default) with a p, per profile: raw verdict beside Holm's."
     fam = {}
-    for r in _rows_of(found):
-        if _num(r.get("p")) is not None: fam.setdefault((r["paper_name"], r["profile"]), []).append(r)
+    for r in _tests_of(found):                                  # a row that decides nothing (under-trained) tests nothing
+        if _num(r.get("p")) is not None and verdict_kind(r) in VERDICTS: fam.setdefault((r["paper_name"], r["profile"]), []).append(r)
     out = []
     for (paper, profile), rs in fam.items():
         vs = [verdict_kind(r) for r in rs]
         for r, v, h in zip(rs, vs, holm_verdicts(vs, [_num(r["p"]) for r in rs])):
             out.append(dict(paper=paper, profile=profile, experiment=r["experiment"], task=r.get("task", ""), claim=_short(r["claim"], 70),
-                            p=r["p"], verdict=v, holm=h))
+                            budget=r.get("budget", "") if r.get("phase") == "budget" else "", p=r["p"], verdict=v, holm=h))
     return out
 
 # %% ../nbs/92_report.ipynb #st0code2
