@@ -13,11 +13,12 @@ from .verdicts import verdict_kind, verdict_counts, verdict_word
 
 
 # %% auto #0
-__all__ = ['REPORTED', 'RERUN', 'PAPERS', 'RULES', 'RULE_COLS', 'STYLE', 'CLAIM_COLS', 'check_profiles', 'finished_results',
-           'published_claims', 'claim_rows', 'inside_band', 'three_way_claims', 'side_by_side', 'paper_of',
-           'claim_evidence', 'decided_by', 'budget_moves', 'claim_counts', 'chance_of', 'chance_line', 'holm_rows',
-           'rule_key', 'registered_rules', 'results_seen', 'budget_seen', 'rule_status', 'rule_rows', 'stats_blocks',
-           'to_markdown', 'to_html', 'report_blocks', 'default_report_dir', 'build_report']
+__all__ = ['REPORTED', 'RERUN', 'PAPERS', 'RULES', 'RULE_COLS', 'POWER_PLAN', 'STYLE', 'CLAIM_COLS', 'check_profiles',
+           'finished_results', 'published_claims', 'claim_rows', 'inside_band', 'three_way_claims', 'side_by_side',
+           'paper_of', 'claim_evidence', 'decided_by', 'budget_moves', 'claim_counts', 'chance_of', 'chance_line',
+           'holm_rows', 'rule_key', 'registered_rules', 'results_seen', 'budget_seen', 'rule_status', 'rule_rows',
+           'stats_blocks', 'power_blocks', 'to_markdown', 'to_html', 'report_blocks', 'default_report_dir',
+           'build_report']
 
 # %% ../nbs/92_report.ipynb #360b8f9c
 REPORTED = ("cpu", "full")          # smoke results are plumbing checks: reported only when asked for
@@ -294,7 +295,20 @@ def stats_blocks(found) -> list[tuple]:
             ("p", "Each paper's interval claims with Holm's adjustment over that paper's claims of one profile (family-wise 5%):"),
             ("table", holm_rows(found)),
             ("p", f"Rules: {before} of {len(rr)} rows have a rule registered (reproduce/rules.csv) before their results were first seen; "
-                  f"the other {len(rr) - before}: rule written after the results."), ("table", rule_rows(found))]
+                  f"the other {len(rr) - before}: rule written after the results."), ("table", rule_rows(found)), *power_blocks()]
+
+POWER_PLAN = "power.csv"     # reproduce/power.csv: the seeds each committed claim needs (tools/power.py, nbs/93b_power)
+
+def power_blocks(path: Path | None = None) -> list[tuple]:
+    "The power plan's blocks: what each committed cpu claim needs to decide at 80% power, and what that costs."
+    p = path or reproduce_dir() / POWER_PLAN
+    if not p.exists(): return []
+    rows = [{k: r.get(k, "") for k in ("experiment", "task", "claim", "verdict", "seeds", "plan", "hours_to_plan")} for r in read_csv(p)]
+    return [("h", 3, "What each claim needs to decide (the power plan)"),
+            ("p", "For every committed cpu claim, the training seeds at which it decides with 80% power if its statistic sits at "
+                  "its current estimate (nbs/93b_power; a claim near its threshold can land either way), or why no number of "
+                  "seeds up to 12 does; hours: the training that many seeds add on 2 cores (tools/power.py)."),
+            ("table", [dict(r, claim=_short(r["claim"], 60)) for r in rows])]
 
 # %% ../nbs/92_report.ipynb #f65a6eb9
 def to_markdown(blocks: list[tuple], base: Path) -> str:
