@@ -235,7 +235,8 @@ def holm_rows(found) -> list[dict]:
 
 # %% ../nbs/92_report.ipynb #st0code2
 RULES = "rules.csv"            # reproduce/rules.csv: every claim's rule as registered (tools/rules.py)
-RULE_COLS = ("experiment", "profile", "task", "claim", "budget", "rule", "commit", "registered_utc")
+RULE_COLS = ("experiment", "profile", "task", "claim", "budget", "rule", "plan", "commit", "registered_utc")
+# plan: the runs a rule was registered for, before they ran (e.g. "seeds 0-5, bf16"; empty: the committed run's)
 
 def rule_key(r: dict) -> tuple:
     "What a rule is registered for: experiment, profile, task, claim, and the budget of a budget row (a claim's own phase is not part of it)."

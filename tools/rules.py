@@ -4,7 +4,8 @@
                                    the commit it is registered at (HEAD) and the time; a registered rule is never rewritten.
 `python tools/rules.py --check`    exit 1 and list the committed rules that are not registered.
 `python tools/rules.py --planned FILE`  register the rules of runs still to come, from a CSV with the columns of rules.csv
-                                   (experiment, profile, task, claim, budget, rule): commit them before starting the runs."""
+                                   (experiment, profile, task, claim, budget, rule, plan: the seeds, precision and steps
+                                   of the runs to come): commit them before starting the runs."""
 import argparse, subprocess, sys, time
 from pathlib import Path
 from headprune_nb.reproduce import reproduce_dir, read_csv, write_csv
@@ -20,8 +21,10 @@ def missing(rows, rules) -> list[dict]:
     seen, out = set(), []
     for r in rows:
         k = rule_key(dict(r, phase="budget" if r["budget"] else ""))
-        if (k, r["rule"]) in seen or any(x["rule"] == r["rule"] for x in rules.get(k, [])): continue
-        seen.add((k, r["rule"])); out.append(r)
+        plan = r.get("plan", "") or ""                       # a rule registered again for new runs: a row of its own
+        if (k, r["rule"], plan) in seen or any(x["rule"] == r["rule"] and (x.get("plan") or "") == plan for x in rules.get(k, [])):
+            continue
+        seen.add((k, r["rule"], plan)); out.append(r)
     return out
 
 def main(argv=None):
