@@ -15,12 +15,12 @@ from .store import dry_run, dry_cap, dry_note, dry_replay, dry_batches, key_lock
 from .train import TrainConfig, train, task_loss, accuracy, translate, bleu, at_precision
 
 # %% auto #0
-__all__ = ['CLS_RECIPES', 'MT_RECIPES', 'BASELINE', 'ORIGIN', 'VOITA_LAMBDAS', 'cache_dir', 'ClsRecipe', 'cls_data', 'cls_model',
-           'run_cls_recipe', 'MtRecipe', 'train_config', 'translation_data', 'mt_model', 'mt_batches', 'mt_valid_loss',
-           'run_mt_recipe', 'Trained', 'find_recipe', 'model_dir', 'run_dir', 'files_sha1', 'weights_digest',
-           'baseline_spec', 'baseline_record', 'trained', 'imported_origin', 'task_batches', 'task_metric',
-           'full_batches_per_epoch', 'log_grid', 'spec_digest', 'digest_dir', 'pruner_spec', 'joint_run_dir',
-           'joint_steps', 'phase_config', 'replay_phase', 'joint_run']
+__all__ = ['CLS_RECIPES', 'MT_RECIPES', 'DEFAULT_PRECISION', 'BASELINE', 'ORIGIN', 'VOITA_LAMBDAS', 'cache_dir', 'ClsRecipe',
+           'cls_data', 'cls_model', 'run_cls_recipe', 'MtRecipe', 'train_config', 'translation_data', 'mt_model',
+           'mt_batches', 'mt_valid_loss', 'run_mt_recipe', 'Trained', 'find_recipe', 'recipe_precision', 'model_dir',
+           'run_dir', 'files_sha1', 'weights_digest', 'baseline_spec', 'baseline_record', 'trained', 'imported_origin',
+           'task_batches', 'task_metric', 'full_batches_per_epoch', 'log_grid', 'spec_digest', 'digest_dir',
+           'pruner_spec', 'joint_run_dir', 'joint_steps', 'phase_config', 'replay_phase', 'joint_run']
 
 # %% ../nbs/07_recipes.ipynb #5cf6403e
 def cache_dir() -> Path:
@@ -124,7 +124,7 @@ def train_config(r, n_batches: int, seed: int = 0, device: str = "cpu") -> Train
     else: cfg = TrainConfig(epochs=r.epochs, lr=r.lr, betas=(0.9, 0.98), schedule="inverse_sqrt", warmup_steps=r.warmup,
                        label_smoothing=r.label_smoothing, weight_decay=r.weight_decay, clip_norm=None, seed=seed,
                        device=device, checkpoint_every=max(1, n_batches // 2), snapshot_epochs=r.snapshot_epochs)
-    cfg = dataclasses.replace(cfg, precision=run_precision())         # the run's precision (train.use_precision): fp32 by default
+    cfg = dataclasses.replace(cfg, precision=recipe_precision(r))     # the run's named precision, else the recipe's (fp32)
     return dataclasses.replace(cfg, max_steps=dry_cap(cfg.max_steps, "steps")) if dry_run() else cfg
 
 def translation_data(corpus: str, seed: int = 0) -> dict:
@@ -189,7 +189,7 @@ def run_mt_recipe(r: MtRecipe, seed: int = 0, device: str = "cpu", out_dir=None,
     test_src, test_tgt = data["test"]
     if eval_limit: test_src, test_tgt = test_src[:eval_limit], test_tgt[:eval_limit]
     t0 = time.time()
-    hyps = at_precision(lambda m: translate(m, vocab, test_src, beam=r.beam))(model)
+    hyps = at_precision(lambda m: translate(m, vocab, test_src, beam=r.beam), recipe_precision(r))(model)
     metrics.update(bleu(hyps, test_tgt), train_pairs=len(data["train"][0]), test_pairs=len(test_src), vocab=len(vocab),
                    decode_seconds=round(time.time() - t0, 1))
     return model, vocab, metrics
@@ -217,15 +217,22 @@ def find_recipe(profile: str, task: str):
     if task not in recipes: raise KeyError(f"no recipe {task!r} in profile {profile!r}; known: {', '.join(sorted(recipes))}")
     return recipes[task]
 
-def _cached_name(task, seed):
-    "A baseline's folder name: the task, its seed unless 0, its precision unless fp32 (`train.run_precision`)."
-    return (task if seed == 0 else f"{task}-seed{seed}") + ("" if run_precision() == "fp32" else f"-{run_precision()}")
+DEFAULT_PRECISION = {}   # recipe -> its precision when a run names none (one place; tools/train_bench.py measures them)
+
+def recipe_precision(r) -> str:
+    "The precision recipe `r` trains and is scored at: the run's named one (`train.use_precision`), else `DEFAULT_PRECISION`'s, else fp32."
+    return run_precision(DEFAULT_PRECISION.get(r, "fp32"))
+
+def _cached_name(profile, task, seed):
+    "A baseline's folder name: the task, its seed unless 0, its precision unless fp32 (`recipe_precision`)."
+    p = recipe_precision(find_recipe(profile, task))
+    return (task if seed == 0 else f"{task}-seed{seed}") + ("" if p == "fp32" else f"-{p}")
 def model_dir(profile: str, task: str, seed: int = 0) -> Path:
     "Where the trained model of a recipe is cached."
-    return cache_dir() / "models" / profile / _cached_name(task, seed)
+    return cache_dir() / "models" / profile / _cached_name(profile, task, seed)
 def run_dir(profile: str, task: str, seed: int = 0) -> Path:
     "Where a recipe's training run keeps its checkpoint, log and snapshots."
-    return cache_dir() / "runs" / profile / _cached_name(task, seed)
+    return cache_dir() / "runs" / profile / _cached_name(profile, task, seed)
 
 def _cls_tokenizer(r: ClsRecipe, data: dict):
     if r.task == "synthetic": return WordTokenizer.build([e.text_a for e in data["train"]])
@@ -257,7 +264,7 @@ def weights_digest(path) -> str:
 def baseline_spec(r, seed: int) -> dict:
     "What decides a cached baseline: its recipe (as JSON reads it back), seed, and precision unless fp32 (every key built on it differs)."
     import dataclasses
-    p = {} if run_precision() == "fp32" else dict(precision=run_precision())
+    p = {} if (prec := recipe_precision(r)) == "fp32" else dict(precision=prec)
     return json.loads(json.dumps(dict(recipe=dataclasses.asdict(r), seed=seed, **p), default=str))
 
 def baseline_record(path, r, seed: int, new: bool = False) -> dict:
@@ -354,9 +361,10 @@ def task_metric(t: Trained, split: str = "eval", limit: int | None = None, seed:
     "The task's score as a function of a model: accuracy (%), or tokenised BLEU (beam search) on a split."
     if not t.is_translation:
         batches = task_batches(t, split, limit, seed, batch_size=128)
-        return _noted(t, split, limit, beam, at_precision(lambda model: 100 * accuracy(model, batches)))
+        return _noted(t, split, limit, beam, at_precision(lambda model: 100 * accuracy(model, batches), recipe_precision(t.recipe)))
     src, ref = map(list, zip(*_split(t, split, limit, seed)))
-    return _noted(t, split, limit, beam, at_precision(lambda model: bleu(translate(model, t.tokenizer, src, beam=beam or t.recipe.beam), ref)["bleu_tok"]))
+    return _noted(t, split, limit, beam, at_precision(lambda model: bleu(translate(model, t.tokenizer, src, beam=beam or t.recipe.beam), ref)["bleu_tok"],
+                                                      recipe_precision(t.recipe)))
 
 # %% ../nbs/07_recipes.ipynb #ce374acd
 import dataclasses, math

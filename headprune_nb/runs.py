@@ -91,14 +91,15 @@ def bleu_sample(hyps_bpe: list[str], refs_tok: list[str]) -> Sample:
 
 def task_scorer(t, split: str = "eval", limit: int | None = None, seed: int = 0, beam: int | None = None):
     "As `recipes.task_metric`, per example: a function model -> `Sample` (accuracy, or BLEU statistics with beam search)."
-    from headprune_nb.recipes import task_batches, _split, _noted
+    from headprune_nb.recipes import task_batches, _split, _noted, recipe_precision
     from headprune_nb.train import translate, at_precision
     if not t.is_translation:
         batches = task_batches(t, split, limit, seed, batch_size=128)
-        return _noted(t, split, limit, beam, at_precision(lambda model: Sample("accuracy", correct_per_example(model, batches))), "scorer")
+        return _noted(t, split, limit, beam, at_precision(lambda model: Sample("accuracy", correct_per_example(model, batches)),
+                                                          recipe_precision(t.recipe)), "scorer")
     src, ref = map(list, zip(*_split(t, split, limit, seed)))
-    return _noted(t, split, limit, beam, at_precision(lambda model: bleu_sample(translate(model, t.tokenizer, src, beam=beam or t.recipe.beam), ref)),
-                  "scorer")
+    return _noted(t, split, limit, beam, at_precision(lambda model: bleu_sample(translate(model, t.tokenizer, src, beam=beam or t.recipe.beam), ref),
+                                                      recipe_precision(t.recipe)), "scorer")
 
 def score_masked(model, scorer, keep) -> Sample:
     "`scorer(model)` with the heads outside `keep` gated off (as `michel.evaluate_masked`), keeping the per-example results."

@@ -85,17 +85,17 @@ def dry_notes(folder) -> list[dict]:
 PRECISION_ENV, PRECISION_NAMES = "HEADPRUNE_PRECISION", ("fp32", "bf16")
 GPU_PROFILES = ("cpu", "full")   # the profiles that may ask for bf16 (cpu: AVX512-BF16, tools/train_bench.py)
 
-def check_precision(precision, profile: str) -> str:
-    "`precision` (None: fp32) checked for `profile`: one of `PRECISION_NAMES`, and bf16 only in `GPU_PROFILES`."
-    p = precision or "fp32"
-    if p not in PRECISION_NAMES: raise ValueError(f"precision={precision!r}: give one of {', '.join(PRECISION_NAMES)}")
-    if p != "fp32" and profile not in GPU_PROFILES:
-        raise ValueError(f"precision={p}: the {profile} profile runs fp32 (tiny models: plumbing only); use it with --profile cpu or full")
-    return p
+def check_precision(precision, profile: str) -> str | None:
+    "`precision` checked for `profile`: one of `PRECISION_NAMES` (bf16 only in `GPU_PROFILES`), or None: each recipe's own."
+    if precision is None: return None
+    if precision not in PRECISION_NAMES: raise ValueError(f"precision={precision!r}: give one of {', '.join(PRECISION_NAMES)}")
+    if precision != "fp32" and profile not in GPU_PROFILES:
+        raise ValueError(f"precision={precision}: the {profile} profile runs fp32 (tiny models: plumbing only); use it with --profile cpu or full")
+    return precision
 
-def run_precision() -> str:
-    "This process's precision (`train.use_precision`): `$HEADPRUNE_PRECISION`, else fp32."
-    p = os.environ.get(PRECISION_ENV) or "fp32"
+def run_precision(default: str = "fp32") -> str:
+    "This process's precision (`train.use_precision`): `$HEADPRUNE_PRECISION` when a run names one, else `default` (a recipe's own)."
+    p = os.environ.get(PRECISION_ENV) or default
     if p not in PRECISION_NAMES: raise ValueError(f"${PRECISION_ENV}={p!r}: give one of {', '.join(PRECISION_NAMES)}, or unset it")
     return p
 

@@ -93,17 +93,17 @@ def autocast(precision: str, device):
     return PRECISIONS[precision](device)
 
 # %% ../nbs/06_train.ipynb #5a1c0305
-def use_precision(precision, profile: str) -> str:
-    "Make `precision` (None: fp32), checked for `profile`, the precision of this process and of the workers it starts."
-    if (p := check_precision(precision, profile)) == "fp32": os.environ.pop(PRECISION_ENV, None)
+def use_precision(precision, profile: str) -> str | None:
+    "Make `precision`, checked for `profile`, the precision of this process and of the workers it starts (None: each recipe's own)."
+    if (p := check_precision(precision, profile)) is None: os.environ.pop(PRECISION_ENV, None)
     else: os.environ[PRECISION_ENV] = p
     return p
 
 
 # %% ../nbs/06_train.ipynb #5a1c0306
-def at_precision(metric):
-    "`metric` (a function of a model) at this process's precision: as it is at fp32, under autocast on the model's device at bf16."
-    if (p := run_precision()) == "fp32": return metric
+def at_precision(metric, default: str = "fp32"):
+    "`metric` (a function of a model) at this process's precision (`default`: a recipe's own): as it is at fp32, under autocast at bf16."
+    if (p := run_precision(default)) == "fp32": return metric
     def at(model):
         with autocast(p, next(model.parameters()).device): return metric(model)
     return at
