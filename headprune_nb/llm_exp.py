@@ -292,21 +292,19 @@ PROFILES = {
                   recover_steps=1, llmp_range=(0, 0), row_speed=dict(prompt=4, new=3), blocks=_blocks(0.5, 0.5, (0.5,)),
                   payoff=dict(prompt=8, batch_sizes=(1, 2), new=3, rounds=2, shares=(0.5,), systems=PAYOFF_SYSTEMS),
                   data=str(FIXTURES) if (FIXTURES / "multi30k").is_dir() else None),   # the checkout's few sentences: no data folder needed
-    # cpu: a row (prune, two evaluations, the recovery, a timing) is about 2 min on one core (measured: the notebook)
-    "cpu": dict(model="smollm2", calib=128, eval=200, batch=8, max_len=48, seeds=(0, 1, 2), epochs=1, lr=2e-5, prune_lr=0.0,
-                recover_steps=16, llmp_range=(4, 2), row_speed=dict(prompt=64, new=16),
+    # cpu: a row (prune, two evaluations, the recovery, a timing): its measured cost is in reproduce/llm_heads.ipynb
+    "cpu": dict(model="smollm2", calib=64, eval=200, batch=8, max_len=48, seeds=(0, 1, 2), epochs=1, lr=2e-5, prune_lr=0.0,
+                recover_steps=8, llmp_range=(4, 2), row_speed=dict(prompt=64, new=16),
                 blocks=_blocks(1 / 3, 8 / 30, (0.25, 0.5), LEARNED),
                 payoff=dict(prompt=2048, batch_sizes=(1, 8), new=16, rounds=6, shares=(0.25, 0.5), systems=PAYOFF_SYSTEMS)),
 }
 KEY = ("method", "unit", "mode", "budget", "share", "seed")
 
 def grid(p: dict) -> list[dict]:
-    "Every row key of profile settings `p`: the unpruned model once per seed, then each block for every seed in turn."
+    "Every row key of profile settings `p`: the unpruned model once per seed, then each block's systems, each for every seed in turn."
     rows = [dict(method="none", unit="query", mode="uneven", budget="query", share=0.0, seed=s) for s in p["seeds"]]
-    for block in p["blocks"]:
-        for s in p["seeds"]:
-            rows += [dict(method=m, unit=u, mode=mo, budget=b, share=sh, seed=s)
-                     for m, u, mo, b, shares, seeds in block if seeds is None or s in seeds for sh in shares]
+    for m, u, mo, b, shares, seeds in (e for block in p["blocks"] for e in block):
+        rows += [dict(method=m, unit=u, mode=mo, budget=b, share=sh, seed=s) for sh in shares for s in p["seeds"] if seeds is None or s in seeds]
     return list({row_name(r): r for r in rows}.values())         # a system of two blocks runs once
 
 def row_name(key: dict) -> tuple:
