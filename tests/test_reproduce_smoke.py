@@ -375,7 +375,7 @@ def test_llm_heads_smoke_grid_payoff_and_claims(smoke_run):
     from headprune_nb.llm_exp import PROFILES, grid
     out = smoke_run("llm_heads")
     rows = read_csv(out / "ppl.csv")
-    assert len(rows) == len(grid(PROFILES["smoke"])) and all(r["kv_heads"] and r["params"] and r["decode_tok_s"] for r in rows)
+    assert len(rows) == len(grid(PROFILES["smoke"])) and all(r["kv_heads"] and r["params"] and r["prefill_tok_s"] for r in rows)
     pay = read_csv(out / "payoff.csv")
     assert {(r["method"], r["mode"], r["batch_size"]) for r in pay} == {(m, mo, b) for m, mo in (("none", "uneven"), ("michel", "group"),
                                                                        ("michel", "even")) for b in (1, 2)}
