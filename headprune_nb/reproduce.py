@@ -378,7 +378,8 @@ def set_aside(out) -> Path | None:
 
 RUN_PARAMS = ".headprune-params.json"     # the profile and parameters of a run, until it finishes (then: complete.json)
 ADDITIVE = ("tasks", "cls_tasks", "mt_tasks", "ks", "methods", "lambdas", "seeds", "budgets", "budget_ks", "budget_seeds",
-            "budget_tasks", "rounds", "converge_at", "reinit_at", "bench", "device")   # more of these extend a run
+            "budget_tasks", "rounds", "converge_at", "reinit_at", "bench", "device",   # more of these extend a run
+            "max_rows")                                           # llm_heads: its grid made in parts, each resuming
 
 def params_clash(out, name: str, profile: str, params: dict) -> str | None:
     "How `profile` and `params` differ from those of the run whose files are in `out`, outside `ADDITIVE` (None: they do not, or no run is there)."
