@@ -531,7 +531,9 @@ def compare(out, claim: str, a, b, share: float, seeds, recovered: bool, **extra
     key = lambda sysm, s: dict(zip(KEY, (*sysm, share, s)))
     pairs = [(key(a, s), key(b, s)) for s in seeds]
     extra = dict(extra, share=round(share, 4), stage=STAGES[recovered])
-    if missing := [k for pair in pairs for k in pair if not _nll_path(out, k, recovered).exists()]:
+    made = {row_name(r) for r in grid_rows(out)}                   # rows the grid finished (not one cut off midway)
+    if missing := [k for pair in pairs for k in pair if row_name(k) not in made
+                   or not _nll_path(out, k, recovered).exists()]:
         why = f"the grid is not finished: {len(missing)} of its {2 * len(pairs)} rows missing"
         return not_checked_row(claim, "english text", why, rule=_rule(a, b).words(CLAIM_SEEDS), **extra)
     runs = [{"a": _nll(out, ka, recovered), "b": _nll(out, kb, recovered)} for ka, kb in pairs]
