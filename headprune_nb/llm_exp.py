@@ -408,13 +408,14 @@ def run(profile: str, out, data=None, progress: bool = True, max_rows: int | Non
     prov, t0 = provenance(profile, p["seeds"][0], settings), time.time()
     model0, tok = load_llm(p["model"]) if todo else (None, None)
     parts = (read_json(out / "provenance.json", kind=dict) or {}).get("parts", [])           # every earlier call that made rows
-    for key in tqdm(todo, desc="llm heads", disable=not progress):
+    head = {k: prov[k] for k in ("command", "git_commit", "machine", "started_utc")}
+    part = lambda n: [dict(head, finished_utc=utc_now(), wall_seconds=round(time.time() - t0, 1), rows=n)] if n else []
+    for i, key in enumerate(tqdm(todo, desc="llm heads", disable=not progress)):
         calib, evalb = _texts(p, tok, key["seed"], data)
         rows.append(run_row(model0, key, calib, evalb, p, out))
         write_csv(out / "ppl.csv", rows)
-    part = [dict({k: prov[k] for k in ("command", "git_commit", "machine", "started_utc")}, finished_utc=utc_now(),
-                 wall_seconds=round(time.time() - t0, 1), rows=len(todo))] if todo else []
-    finish_provenance(out, prov, t0, rows=len(rows), peer_versions=peers, parts=parts + part)   # wall_seconds: this call's
+        finish_provenance(out, prov, t0, rows=len(rows), peer_versions=peers, parts=parts + part(i + 1))   # a stopped
+    finish_provenance(out, prov, t0, rows=len(rows), peer_versions=peers, parts=parts + part(len(todo)))  # call: its part
     return rows
 
 # %% ../nbs/99_llm_exp.ipynb #a1sp0002
