@@ -415,7 +415,7 @@ def run(profile: str, out, data=None, progress: bool = True, max_rows: int | Non
         rows.append(run_row(model0, key, calib, evalb, p, out))
         write_csv(out / "ppl.csv", rows)
         finish_provenance(out, prov, t0, rows=len(rows), peer_versions=peers, parts=parts + part(i + 1))   # a stopped
-    finish_provenance(out, prov, t0, rows=len(rows), peer_versions=peers, parts=parts + part(len(todo)))  # call: its part
+    finish_provenance(out, prov, t0, rows=len(rows), peer_versions=peers, parts=parts + part(len(todo)))  # its part
     return rows
 
 # %% ../nbs/99_llm_exp.ipynb #a1sp0002
