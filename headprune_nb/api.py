@@ -20,7 +20,7 @@ from .almost_sure import (PassPaperPruner, PassCodePruner, PassConcPaperPruner, 
                                       PASS_CODE_STEPS, PASS_CODE_TOTAL, code_steps)
 from .lag import LagPruner
 from .heads import group_ids, group_index, expand_groups, reduce_groups
-from .gqa import removal_mode
+from .gqa import removal_mode, kv_budget
 from .lottery import head_confidence
 
 # %% auto #0
@@ -231,13 +231,18 @@ def claim_out_dir(out_dir, model: nn.Module, batches, **what) -> dict:
     write_json(out / RUN_RECORD, rec)
     return rec
 
-def prune_to_k(model: nn.Module, batches, K: int, method: str = "dsp", epochs: int = 1, lr: float = 2e-5,
+def prune_to_k(model: nn.Module, batches, K: int | None = None, method: str = "dsp", epochs: int = 1, lr: float = 2e-5,
                gate_lr: float | None = None, warmup_share: float = 0.1, device: str = "cpu", out_dir=None,
                progress: bool = True, variant: str = DEFAULT_VARIANT, unit: str = "query", mode: str | None = None,
-               **pruner_kw) -> tuple[nn.Module, torch.Tensor]:
-    "Prune `model` to `K` query heads with `REGISTRY[method, variant]` (or 'confidence'), training on `batches` (labelled), scoring `unit`s and removing by `mode` (`gqa.MODES`); returns (pruned model, keep-mask)."
+               kv_heads: int | None = None, kv_bytes: int | None = None, **pruner_kw) -> tuple[nn.Module, torch.Tensor]:
+    """Prune `model` to `K` query heads (and at most `kv_heads` KV heads, or `kv_bytes` of KV cache a token) with
+    `REGISTRY[method, variant]` (or 'confidence'), training on `batches` (labelled), scoring `unit`s and removing by
+    `mode` (`gqa.MODES`); returns (pruned model, keep-mask)."""
     entry = None if method == "confidence" else method_entry(method, variant)
-    index = HeadIndex.from_model(model)
+    index = HeadIndex.from_model(model)     # a decoder's budget may be KV heads, or KV-cache bytes a token at its dtype
+    kv = kv_budget(index, kv_heads, kv_bytes, next(model.parameters()).element_size())
+    if K is None and kv is None: raise ValueError("prune_to_k: give K (query heads to keep), kv_heads or kv_bytes")
+    if K is None: K = min(index.H, kv * max(s.group_size for s in index.sites))       # as many as the KV can serve
     K, units = check_k(K, index.H), _units(index, unit)        # at the edge (the pruner's constructor checks its own arguments)
     removal = removal_mode(mode or DEFAULT_MODE[unit])
     get = batches if callable(batches) else (lambda epoch: batches)
@@ -261,5 +266,5 @@ def prune_to_k(model: nn.Module, batches, K: int, method: str = "dsp", epochs: i
                           gate_warmup=opts.get("gate_warmup", True))
         train(model, get, cfg, pruner=pruner, out_dir=out_dir, resume=out_dir is not None, progress=progress)
         scores = ranking(pruner, units.H)
-    keep = removal.keep(index, expand_groups(index, scores) if unit == "group" else scores, K)
+    keep = removal.keep(index, expand_groups(index, scores) if unit == "group" else scores, K, kv=kv)
     return prune_heads(model, keep).eval(), keep

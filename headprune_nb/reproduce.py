@@ -97,15 +97,14 @@ EXPERIMENTS = {e.name: e for e in [
                {"cpu": "about 2.2 h per seed, 6.5 h for the default three seeds (it trains its own models)",
                 "full": "GPU hours: the cost line below"}, "Behnke & Heafield 2020 Tables 3, 5, 7"),
     Experiment("llm_heads", "llm_heads.ipynb",
-               "Pruning query heads of a GQA LLM (SmolLM2-135M): every method and removal mode, beside two peers",
-               "perplexity on held-out English vs the share of query heads removed (0 to 50%) for every method, scoring "
-               "query heads or KV groups, in three removal modes, with and without a short recovery fine-tune; prefill "
-               "and decode tokens/s of the pruned models timed in alternation with the unpruned one; Torch-Pruning's "
-               "even-per-group criterion and LLM-Pruner-style whole-group removal at the same shares; four claims "
-               "registered before the run (no paper: issue 39)",
-               (), {"cpu": "about 5.8 CPU hours (SmolLM2-135M): 158 grid rows of about 2.2 min each on one of 2 cores (95 measured "
-                           "at b5f7e7e: 106 min for two workers side by side), then a speed phase of 8 min on 2 idle cores (75 s to "
-                           "build the 6 models, 394 s for 6 timed rounds); it needs the llm extra"},
+               "Pruning query heads of a GQA LLM at equal serving cost (SmolLM2-135M): removal modes, criteria, two peers",
+               "perplexity on held-out English with every row's query heads, KV heads, KV-cache bytes a token, parameters "
+               "and a timing; removal modes at one criterion and criteria at one layout (Torch-Pruning's, LLM-Pruner's) "
+               "at equal query and KV heads, every system given the same recovery; KV-cache memory and decode speed "
+               "after a 2,048-token prompt; ten claims registered before the run (no paper: issues 39, 54)",
+               (), {"cpu": "about 1.6 CPU hours (SmolLM2-135M): 97 grid rows of about 1 CPU minute each (measured "
+                           "2026-12-05; 206-418 s wall a row on a loaded 2-core machine), then a payoff phase of a few "
+                           "CPU minutes; it needs the llm extra"},
                "no published tables: SmolLM2 perplexity and speed curves of every method and mode, and two peers",
                profiles=("smoke", "cpu")),
 ]}
@@ -378,7 +377,8 @@ def set_aside(out) -> Path | None:
 
 RUN_PARAMS = ".headprune-params.json"     # the profile and parameters of a run, until it finishes (then: complete.json)
 ADDITIVE = ("tasks", "cls_tasks", "mt_tasks", "ks", "methods", "lambdas", "seeds", "budgets", "budget_ks", "budget_seeds",
-            "budget_tasks", "rounds", "converge_at", "reinit_at", "bench", "device")   # more of these extend a run
+            "budget_tasks", "rounds", "converge_at", "reinit_at", "bench", "device",   # more of these extend a run
+            "max_rows")                                           # llm_heads: its grid made in parts, each resuming
 
 def params_clash(out, name: str, profile: str, params: dict) -> str | None:
     "How `profile` and `params` differ from those of the run whose files are in `out`, outside `ADDITIVE` (None: they do not, or no run is there)."

@@ -378,14 +378,16 @@ def test_behnke2020_smoke_rounds_tables_and_resume(tmp_path, monkeypatch, smoke_
         run_experiment("behnke2020", "smoke", out_dir=alone.parent, progress=False)
     assert [f.name for f in alone.iterdir()] == [".headprune-params.json"]          # left as it was
 
-def test_llm_heads_smoke_grid_speed_and_claims(smoke_run):
-    "The llm_heads smoke run (`headprune reproduce llm_heads`): the perplexity grid without timings, the speed phase after it, four claims."
+def test_llm_heads_smoke_grid_payoff_and_claims(smoke_run):
+    "The llm_heads smoke run (`headprune reproduce llm_heads`): the grid with every row's serving cost, the payoff phase after it, ten claims."
     from headprune_nb.llm_exp import PROFILES, grid
     out = smoke_run("llm_heads")
     rows = read_csv(out / "ppl.csv")
-    assert len(rows) == len(grid(PROFILES["smoke"])) and not any("decode_b1" in r for r in rows)
-    speed = read_csv(out / "speed.csv")
-    assert {(r["method"], r["batch_size"]) for r in speed} == {("none", 1), ("none", 16), ("michel", 1), ("michel", 16)}
-    assert json.loads((out / "speed_provenance.json").read_text())["load"]["rounds"] >= 2
+    assert len(rows) == len(grid(PROFILES["smoke"])) and all(r["kv_heads"] and r["params"] and r["prefill_tok_s"] for r in rows)
+    pay = read_csv(out / "payoff.csv")
+    assert {(r["method"], r["mode"], r["batch_size"]) for r in pay} == {(m, mo, b) for m, mo in (("none", "uneven"), ("michel", "group"),
+                                                                       ("michel", "even")) for b in (1, 2)}
+    assert len(json.loads((out / "payoff_provenance.json").read_text())["loads"]) == 2
     claims = read_csv(out / "claims.csv")
-    assert len(claims) == 4 and claims[-1]["claim"] == "removing heads makes decoding faster at batch 1"
+    assert len(claims) == 10 and claims[-1]["claim"] == "removing 50% of the KV groups makes decoding after a long prompt faster"
+    assert all(r["ratio"] for r in claims[:8]) and read_csv(out / "versus.csv")
