@@ -4,13 +4,15 @@ value, under no seed effect, a dominant seed effect and equal systems. Metrics: 
 per-example scores (Student t with 3 df), corpus BLEU (a ratio of sums of n-gram counts), whole-number counts per seed
 (`verdicts.per_seed`), perplexity ratios on the log scale (`verdicts.ratio`), and timings (`bench.speedup_interval`).
 
-Writes reproduce/coverage.csv (a row per cell: form, metric, seeds, scenario, used, runs, coverage, seconds) and
-reproduce/coverage.json (its provenance: command, commit, machine, nice, start, wall and CPU seconds);
+Writes reproduce/coverage.csv (a row per cell: form, metric, seeds, scenario, used, runs, coverage, CPU seconds) and
+reproduce/coverage.json (its provenance: each run's command, commit, machine, nice, start, cells, wall and CPU seconds;
+a run of every cell starts the list, a run of some cells adds to it);
 nbs/93_verdicts' test reads the table (every form in use within 93-98%, up to two Monte Carlo sd).
 
     nice -n 15 python tools/coverage.py                      # every cell, 700 runs (2,800 for smooth forms): the table
     python tools/coverage.py --reps 100 --metric counts      # only these cells, fewer runs; the other rows kept
     python tools/coverage.py --part 0/2 --out a.csv          # cells 0, 2, 4, ... (each cell has its own generator)
+    python tools/coverage.py --merge a.csv b.csv             # the parts' cells (and provenance) into the table
 
 `--form`, `--metric`, `--seeds` (each repeatable) pick cells; rows of other cells are kept from `--out`.
 """
@@ -188,24 +190,35 @@ def timing_cover(rng, reps: int, sd: float, speed: float, n: int = 10) -> float:
     return float(np.mean([(lambda e, lo, hi: lo <= true <= hi)(*speedup_interval(*pairs())) for _ in range(reps)]))
 
 
-def cells(reps: int):
-    "Every cell: (form, metric, seeds, scenario, used, runs, a function of a generator giving its coverage)."
-    for metric, forms in FORMS.items():
+LATER = dict(accuracy={   # cells added after the table's first run come last: each cell keeps its generator (index)
+    "min over 5 K": (dict(base=80, **{f"r{k}": 79 - k / 2 for k in range(5)}),        # the worst change along 5 steps
+                     lambda m: lowest([m[f"r{k}"] - m["base"] for k in range(5)]))})
+
+
+def form_cells(reps: int, forms: dict):
+    "The cells of `forms` ({metric: {form: (true parameters, statistic)}}) at each metric's seeds and scenarios."
+    for metric, of_metric in forms.items():
         m = METRICS[metric]
-        for form, (mus, f) in forms.items():
+        for form, (mus, f) in of_metric.items():
             for S in AT_SEEDS[metric]:
                 for scen, tau, words in zip(SCENARIOS, m.taus, SCENARIO_WORDS.get(metric, SCENARIOS)):
                     n = reps * (SMOOTH_RUNS if form in SMOOTH else 1)
                     at = {k: m.equal for k in mus} if scen == "equal systems" else mus
                     used = not any(w in form for w in NOT_USED)
                     yield form, metric, S, words, used, n, cell_cover(metric, at, tau, f, S, n)
+
+
+def cells(reps: int):
+    "Every cell: (form, metric, seeds, scenario, used, runs, a function of a generator giving its coverage)."
+    yield from form_cells(reps, FORMS)
     for scen, (sd, speed) in zip(SCENARIOS, ((0.05, 1.2), (0.3, 1.2), (0.05, 1.0))):
         yield ("ratio of timings (bench.speedup_interval, 10 pairs)", "timings", 10, scen, True, SMOOTH_RUNS * reps,
                lambda rng, sd=sd, speed=speed: timing_cover(rng, SMOOTH_RUNS * reps, sd, speed))
+    yield from form_cells(reps, LATER)
 
 
-def provenance(args, started: float, cpu0: float) -> dict:
-    "Command, commit, machine, niceness and cost of this run."
+def provenance(args, started: float, cpu0: float, cells: int) -> dict:
+    "Command, commit, machine, niceness, cells and cost of this run."
     git = lambda *a: subprocess.run(["git", *a], cwd=ROOT, capture_output=True, text=True).stdout.strip()
     machine = dict(platform=platform.platform(), python=platform.python_version(), cpu=platform.processor(),
                    cpu_count=os.cpu_count(), load_at_end=os.getloadavg()[0])
@@ -213,7 +226,7 @@ def provenance(args, started: float, cpu0: float) -> dict:
                 commit=git("rev-parse", "HEAD"), changed=bool(git("status", "--porcelain", "headprune_nb", "tools")),
                 machine=machine, started_utc=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
                 wall_s=round(time.time() - started, 1), cpu_s=round(time.process_time() - cpu0, 1),
-                reps=args.reps, smooth_reps=SMOOTH_RUNS * args.reps, examples=N, resamples=B)
+                cells=cells, reps=args.reps, smooth_reps=SMOOTH_RUNS * args.reps, examples=N, resamples=B)
 
 
 KEY = ("form", "metric", "seeds", "scenario")
@@ -227,6 +240,26 @@ def kept_rows(path: Path) -> dict:
     return {tuple(r[x] for x in KEY): r for r in ({"metric": "accuracy", "seconds": "", **r} for r in rows)}
 
 
+def write(out: Path, rows: list[dict], runs: list[dict]):
+    "The table and its provenance (the runs that made its rows)."
+    with open(out, "w", newline="") as fh:
+        w = csv.DictWriter(fh, list(rows[-1]))
+        w.writeheader()
+        w.writerows(rows)
+    out.with_suffix(".json").write_text(json.dumps(dict(runs=runs), indent=1) + "\n")
+
+
+def merge(parts: list, out: Path, keys: list):
+    "Every cell's row from the part that computed it, the dropped forms' rows kept from `out`; the parts' runs."
+    got = [{k: r for k, r in kept_rows(f).items() if r["seconds"] != ""} for f in parts]
+    rows = [r for k, r in kept_rows(out).items() if k[0] in DROPPED]
+    for form, metric, S, scen in keys:
+        have = [g[form, metric, str(S), scen] for g in got if (form, metric, str(S), scen) in g]
+        if len(have) != 1: sys.exit(f"coverage.py --merge: {form}, {metric}, {S} seeds, {scen}: in {len(have)} parts")
+        rows.append(have[0])
+    write(out, rows, [run for f in parts for run in json.loads(f.with_suffix(".json").read_text())["runs"]])
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--reps", type=int, default=700, help="runs per cell (smooth forms: 4 times as many)")
@@ -235,7 +268,9 @@ def main(argv=None):
     p.add_argument("--metric", action="append", default=[])
     p.add_argument("--seeds", action="append", type=int, default=[])
     p.add_argument("--out", type=Path, default=ROOT / "reproduce" / "coverage.csv")
+    p.add_argument("--merge", nargs="+", type=Path, default=[], help="part tables (--part k/n --out PART) into --out")
     args = p.parse_args(argv)
+    if args.merge: return merge(args.merge, args.out, [c[:4] for c in cells(args.reps)])
     all_cells = list(cells(args.reps))
     for what, given, i in (("form", args.form, 0), ("metric", args.metric, 1)):
         known = {c[i] for c in all_cells}
@@ -259,11 +294,9 @@ def main(argv=None):
                          seconds=round(time.process_time() - t0, 1), examples=examples))
         print(f"{form[:48]:48s} {metric:10s} S={S:<2d} {scen[:24]:24s} {cov:.3f} ({rows[-1]['seconds']:.0f} s)",
               flush=True)
-    with open(args.out, "w", newline="") as fh:
-        w = csv.DictWriter(fh, list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
-    args.out.with_suffix(".json").write_text(json.dumps(provenance(args, started, cpu0), indent=1) + "\n")
+    done, log = sum(pick(i, c[:3]) for i, c in enumerate(all_cells)), args.out.with_suffix(".json")
+    runs = [] if done == len(all_cells) or not log.exists() else json.loads(log.read_text())["runs"]   # some: added
+    write(args.out, rows, runs + [provenance(args, started, cpu0, done)])
 
 
 if __name__ == "__main__":
