@@ -340,7 +340,8 @@ def compare_pruned(model: nn.Module, keep, batch_sizes=(1, 4, 16, 64), seq_len: 
             if "attention" in acc[0]:               # the attention blocks' time after pruning, % of before: its paired interval too
                 a_est, a_lo, a_hi = speedup_interval(acc[0]["attention"], acc[1]["attention"])
                 row.update(attention_time_pct_paired=100 / (1 + a_est / 100), attention_time_pct_low=100 / (1 + a_hi / 100),
-                           attention_time_pct_high=100 / (1 + a_lo / 100) if a_lo > -100 else math.inf)
+                           attention_time_pct_high=100 / (1 + a_lo / 100) if a_lo > -100 else math.inf,
+                           attention_pairs=len(acc[0]["attention"]))                 # its t interval's pairs (a p)
             rows.append(dict(row, speedup_pct_paired=est, speedup_pct_low=lo, speedup_pct_high=hi, repeats=n,
                              interval="narrow" if (hi - lo) / 2 <= halfwidth_pct else "wide", stopped=stopped,
                              **{k: mon.record[k] for k in LOAD_FIELDS}))

@@ -29,7 +29,8 @@ __all__ = ['PRUNING_DEFAULTS', 'FIGURE_TABLES', 'OLD_SCORE', 'ABLATION_DEFAULTS'
            'our_summary', 'heat_map', 'migrate_ablation_tables', 'migrate_ablation', 'speed_params', 'speed_key',
            'figure4_keys', 'plain', 'SpeedRuns', 'n_heads', 'op_times', 'table4_rows', 'flop_share_line',
            'published_side', 'figure4_summary', 'timed', 'point_check', 'exact', 'smallest_rise', 'michel_says',
-           'table4_claims', 'li_says', 'figure4_claims', 'speed_figure', 'speed_provenance', 'migrate_speed']
+           'speed_ratio', 'table4_claims', 'li_says', 'figure4_claims', 'speed_figure', 'speed_provenance',
+           'migrate_speed']
 
 # %% ../nbs/94_michel_exp.ipynb #58b2b339
 PRUNING_DEFAULTS = {
@@ -963,10 +964,12 @@ def figure4_summary(rows: list[dict]) -> list[dict]:
 # %% ../nbs/94_michel_exp.ipynb #b2db0608
 LI = "dsp2021"             # Li et al. 2021's figure 4 claims: counted under that paper in the report
 
-def timed(claim: str, what: str, point, lo, hi, threshold, above: bool = True, **extra) -> dict:
-    "A claim on a timing: every claim's rule (`verdicts.claim_row`) on the 95% interval of the alternated original/pruned pairs; no training seeds (random weights: only shapes count)."
+def timed(claim: str, what: str, ev, threshold, above: bool = True, **extra) -> dict:
+    """A claim on a timing: every claim's rule (`verdicts.claim_row`) on `ev`, a speed ratio's Evidence (`speed_ratio`),
+    or an interval (point, lo, hi) known at its level only (no p); no training seeds (random weights: shapes count)."""
     from headprune_nb.verdicts import Evidence
-    row = claim_row(claim, "", Rule(what, ">" if above else "<", threshold), Evidence(point, lo, hi, 0, None, lo, hi, 0.95), min_seeds=0, **extra)
+    ev = ev if isinstance(ev, Evidence) else Evidence(*ev, 0, None, ev[1], ev[2], 0.95)
+    row = claim_row(claim, "", Rule(what, ">" if above else "<", threshold), ev, min_seeds=0, **extra)
     return dict(row, why=f"{row['why']} (a timing of random weights: no training seeds)")
 
 # %% ../nbs/94_michel_exp.ipynb #8bfb5c18
@@ -1003,26 +1006,46 @@ def michel_says(published4: dict, batch: int) -> str:
     p = published4.get(batch)
     return f"{p['speedup_pct']:+.1f}% at batch {batch} (Michel et al. 2019, Table 4; {p['hardware']})" if p else ""
 
-def table4_claims(rows4: list[dict], time_attention: bool, published4: dict | None = None) -> list[dict]:
-    "Michel's Table 4 claims, each on the speed-up's interval at the largest (and at batch 1) batch size; `paper`: what the paper says."
+def speed_ratio(row: dict, stat, attention: bool = False, pairs: int | None = None):
+    """The Evidence of `stat(x)`, x the log speed ratio (original / pruned time) of a Table 4 row's alternated pairs
+    and `Exp(x)` the ratio, from its 95% t interval (nbs/03_bench) and its pairs (`verdicts.known`); `attention`:
+    the attention blocks' time (% of before: 100 / ratio), over `pairs` (the first round's, else the row's
+    `attention_pairs`; not known: no p)."""
+    from dataclasses import replace
+    from headprune_nb.verdicts import known, t_spread
+    cols = ("attention_time_pct_paired", "attention_time_pct_high", "attention_time_pct_low") if attention else PAIRED
+    est, lo, hi = (np.log(100 / row[k]) if attention else np.log1p(row[k] / 100) for k in cols)
+    n = (pairs or row.get("attention_pairs")) if attention else row["repeats"]
+    ev = known(stat, t_spread(est, lo, hi, n or 2))
+    return ev if n else replace(ev, at=None)
+
+def table4_claims(rows4: list[dict], time_attention: bool, published4: dict | None = None,
+                  attention_pairs: int | None = None) -> list[dict]:
+    """Michel's Table 4 claims, each on the speed ratio's interval on the log scale (`speed_ratio`) at the largest
+    (and at batch 1) batch size; `paper`: what the paper says; `attention_pairs`: the attention blocks' timed pairs."""
+    from headprune_nb.verdicts import Exp
     big, small = max(rows4, key=lambda r: r["batch_size"]), min(rows4, key=lambda r: r["batch_size"])
-    ideal = lambda r, x: (1 + x / 100) / r["ideal_speedup"]                       # speed-up (%) -> share of the ideal speed-up
-    gain = lambda r, x: (x / 100) / (r["ideal_speedup"] - 1)                      # speed-up (%) -> share of the ideal gain
+    pct = lambda x: 100 * (Exp(x) - 1)                                              # speed-up (%)
+    ideal = lambda x: Exp(x) / big["ideal_speedup"]                                  # share of the ideal speed-up
+    gain = lambda x: (Exp(x) - 1) / (big["ideal_speedup"] - 1)                      # share of the ideal gain
     b, pub = big["batch_size"], published4 or {}
     rows = [timed(f"removing half of the heads speeds up inference at batch {b} (Michel: +17.5% at batch 64)",
-                  f"speed-up at batch {b} (%)", *(big[k] for k in PAIRED), 5, paper=michel_says(pub, b if b in pub else 64))]
+                  f"speed-up at batch {b} (%)", speed_ratio(big, pct), 5,
+                  paper=michel_says(pub, b if b in pub else 64))]
     if small["batch_size"] == 1:
-        rows.append(timed("the speed-up vanishes at batch 1 (Michel: +1.9%)", "speed-up at batch 1 (%)", *(small[k] for k in PAIRED), 5,
-                          above=False, paper=michel_says(pub, 1)))
+        rows.append(timed("the speed-up vanishes at batch 1 (Michel: +1.9%)", "speed-up at batch 1 (%)",
+                          speed_ratio(small, pct), 5, above=False, paper=michel_says(pub, 1)))
     return rows + [
         timed(f"at batch {b}, the measured speed-up is at least 90% of the FLOP-predicted ideal speed-up",
-              "measured / ideal speed-up", *(ideal(big, big[k]) for k in PAIRED), 0.9, paper=OURS),
+              "measured / ideal speed-up", speed_ratio(big, ideal), 0.9, paper=OURS),
         timed(f"at batch {b}, at least 90% of the FLOP-predicted ideal *gain* is realised (stricter)",
-              "measured / ideal gain", *(gain(big, big[k]) for k in PAIRED), 0.9, paper=OURS),
+              "measured / ideal gain", speed_ratio(big, gain), 0.9, paper=OURS),
         timed(f"at batch {b}, removing half the heads halves the attention blocks' time (at most 60% left)",
-              "attention blocks' time after pruning (% of before)", *(big[f"attention_time_pct_{k}"] for k in ("paired", "low", "high")), 60, above=False,
+              "attention blocks' time after pruning (% of before)",
+              speed_ratio(big, lambda x: 100 / Exp(x), True, attention_pairs), 60, above=False,
               paper="no number in the paper (our check: where the time goes)")
-        if time_attention else point_check("removing half the heads halves the attention blocks' time", "time_attention=False", None, "")]
+        if time_attention else
+        point_check("removing half the heads halves the attention blocks' time", "time_attention=False", None, "")]
 
 # %% ../nbs/94_michel_exp.ipynb #6ac04ba7
 def li_says(li_claims: list[dict] | None) -> tuple[str, str]:
@@ -1036,7 +1059,7 @@ def figure4_claims(rows_f4: list[dict], summary: list[dict], seed: int = 0, li_c
     "Li et al.'s Figure 4 claims: the speed-up rises at every step (masks as the noise), and the size shrinkage at 12 heads left; `paper`: what they say."
     rows = [timed("speed-up increases as heads are removed (Li et al. figure 4: the more we prune, the faster)",
                   "smallest rise of the mean speed-up from one level to the next sparser one (points; 95% bootstrap over each level's masks)",
-                  *smallest_rise(rows_f4, seed=seed), 0.0, of_paper=LI, paper=li_says(li_claims)[0])
+                  smallest_rise(rows_f4, seed=seed), 0.0, of_paper=LI, paper=li_says(li_claims)[0])
             if len(summary) > 1 else point_check("speed-up increases as heads are removed", "one level only", None, "", of_paper=LI,
                                                  paper=li_says(li_claims)[0])]
     at12 = next((s for s in summary if s["heads_left"] == 12), None)

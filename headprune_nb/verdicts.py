@@ -18,12 +18,13 @@ from .runs import (Sample, ngram_stats, bleu_from_stats, correct_per_example, bl
                                SEEDS, BUDGETS, phase_limit, phase_plan, SeedRuns)
 
 # %% auto #0
-__all__ = ['LEVEL', 'N_BOOT', 'NOTICEABLE', 'CLOSE', 'ALMOST_EVERY', 'MIN_SEEDS', 'VERDICTS', 'N_SIM', 'NOT_CHECKED', 'NOISE',
-           'VOTE_CHANCE', 'VOTE_SEEDS', 'UNDER_TRAINED', 'OLD_STYLE', 'ONE_SEED', 't_cdf', 't_ppf', 'resample_weights',
-           'ordinal', 'Stat', 'Term', 'Order', 'Abs', 'Neg', 'nth_best', 'lowest', 'highest', 'Spread', 'spread',
-           'joint_draws', 'calibrated', 'Evidence', 'evidence', 'p_value', 'Rule', 'decide', 'claim_row', 'Within',
-           'not_checked_row', 'vote_chance', 'holm', 'holm_verdicts', 'seed_vote', 'vote_row', 'Value', 'per_seed',
-           'guard', 'verdict_word', 'verdict_kind', 'verdict_counts', 'budget_table', 'seed_band']
+__all__ = ['LEVEL', 'N_BOOT', 'NOTICEABLE', 'CLOSE', 'ALMOST_EVERY', 'MIN_SEEDS', 'VERDICTS', 'N_SIM', 'MIN_JOINT', 'NOT_CHECKED',
+           'NOISE', 'VOTE_CHANCE', 'VOTE_SEEDS', 'UNDER_TRAINED', 'OLD_STYLE', 'ONE_SEED', 't_cdf', 't_ppf',
+           'resample_weights', 'ordinal', 'Stat', 'Term', 'Order', 'Abs', 'Neg', 'nth_best', 'lowest', 'highest', 'Exp',
+           'ratio', 'Spread', 'spread', 'bonferroni', 'joint_draws', 'calibrated', 'Evidence', 'evidence', 'p_value',
+           'Rule', 'decide', 'claim_row', 'Within', 'not_checked_row', 'vote_chance', 'holm', 'holm_verdicts',
+           'seed_vote', 'vote_row', 'Value', 'per_seed', 'resolution', 'tie_floor', 't_spread', 'known', 'guard',
+           'verdict_word', 'verdict_kind', 'verdict_counts', 'budget_table', 'seed_band']
 
 # %% ../nbs/93_verdicts.ipynb #e4279dbb
 LEVEL = 0.95          # two-sided level of every interval
@@ -86,27 +87,56 @@ class Stat:
     def __sub__(self, o): return self + (-_stat(o))
     def __rsub__(self, o): return _stat(o) - self
     def __radd__(self, o): return self + o
-
-def _stat(x) -> Stat: return x if isinstance(x, Stat) else Term(lambda t, c=x: c)
-
-# %% ../nbs/93_verdicts.ipynb #t1term01
-class Term(Stat):
-    "A smooth statistic of the metrics (arithmetic and numpy ufuncs on them); its interval is `Spread`'s."
-    def __init__(self, f): self.f = f
-    def value(self, t): return self.f(t)
-    def _map(self, fn, *xs):
-        xs = [_stat(x) for x in xs]
-        return Term(lambda t: fn(*[x.f(t) for x in xs])) if all(isinstance(x, Term) for x in xs) else NotImplemented
-    def __add__(self, o): return _stat(o) + self if isinstance(o, (Order, Abs)) else self._map(operator.add, self, o)
-    def __mul__(self, o): return self._map(operator.mul, self, o)
-    __rmul__ = __mul__
-    def __truediv__(self, o): return self._map(operator.truediv, self, o)
-    def __rtruediv__(self, o): return self._map(operator.truediv, o, self)
+    def __rmul__(self, c): return self * c
+    def __truediv__(self, c): return self * (1 / _const(c, "a statistic over a statistic that is not smooth"))
+    def __rtruediv__(self, c): raise TypeError("a number over an order statistic or |x| has no interval here")
     def __abs__(self): return Abs(self)
     def __array_ufunc__(self, ufunc, method, *xs, **kw):
-        if method != "__call__" or kw: return NotImplemented
-        if ufunc in (np.minimum, np.maximum) and sum(isinstance(x, Stat) for x in xs) > 1: return nth_best(xs, len(xs) if ufunc is np.minimum else 1)
-        return self._map(ufunc, *xs)
+        return _ufunc(ufunc, *xs) if method == "__call__" and not kw else NotImplemented
+
+def _ufunc(ufunc, *xs):
+    "numpy on statistics: any ufunc of smooth ones (a `Term`), np.minimum/maximum, np.abs, np.log of a ratio, operators"
+    stats = [x for x in xs if isinstance(x, Stat)]
+    if ufunc is np.absolute: return abs(xs[0])                                # |x| is `Abs`, smooth or not
+    if ufunc in (np.minimum, np.maximum) and (len(stats) > 1 or not isinstance(stats[0], Term)):
+        return nth_best(xs, len(xs) if ufunc is np.minimum else 1)
+    if all(isinstance(x, Term) for x in stats): return _smooth(ufunc, *xs)
+    if ufunc is np.log and isinstance(xs[0], Exp): return xs[0].log()
+    a, b = (xs + (None,))[:2]
+    s, o = (a, b) if isinstance(a, Stat) else (b, a)                  # the statistic first (a numpy number on the left)
+    ops = {np.negative: lambda: -a, np.add: lambda: s + o, np.multiply: lambda: s * o,
+           np.subtract: lambda: a + (-b) if isinstance(a, Stat) else (-b) + a,
+           np.true_divide: lambda: a / b if isinstance(a, Stat) else b.__rtruediv__(a)}
+    if ufunc in ops: return ops[ufunc]()
+    raise TypeError(f"np.{ufunc.__name__} of an order statistic, |x| or a ratio has no interval here")
+
+def _stat(x) -> Stat: return x if isinstance(x, Stat) else Term(lambda t, c=x: c, const=x)
+
+def _const(x, what: str) -> float:
+    "`x` as a number (a number, or a constant statistic); a statistic that is not constant: TypeError naming `what`."
+    if isinstance(x, Term) and x.const is not None: return float(x.const)
+    if isinstance(x, Stat): raise TypeError(f"{what} has no interval here: write it another way (nbs/93_verdicts)")
+    return float(x)
+
+# %% ../nbs/93_verdicts.ipynb #t1term01
+def _smooth(fn, *xs):
+    "`fn` of smooth statistics (numbers: constants) as one smooth statistic; NotImplemented if any is not smooth."
+    xs = [_stat(x) for x in xs]
+    if not all(isinstance(x, Term) for x in xs): return NotImplemented
+    if all(x.const is not None for x in xs): return _stat(fn(*[x.const for x in xs]))
+    return Term(lambda t: fn(*[x.f(t) for x in xs]))
+
+def _other(o) -> bool: return isinstance(o, Stat) and not isinstance(o, Term)     # an order statistic, |x| or a ratio
+
+class Term(Stat):
+    "A smooth statistic of the metrics (arithmetic, numpy ufuncs); its interval is `Spread`'s (`const`: if constant)."
+    def __init__(self, f, const=None): self.f, self.const = f, const
+    def value(self, t): return self.f(t)
+    def __add__(self, o): return o + self if _other(o) else _smooth(operator.add, self, o)
+    def __mul__(self, o): return o * self if _other(o) else _smooth(operator.mul, self, o)
+    __rmul__ = __mul__
+    def __truediv__(self, o): return _smooth(operator.truediv, self, o)
+    def __rtruediv__(self, o): return _smooth(operator.truediv, o, self)
     def bounds(self, noise, a_lo: float, a_hi: float): return noise(self).bounds(a_lo, a_hi)
 
 # %% ../nbs/93_verdicts.ipynb #t1ordr01
@@ -114,15 +144,18 @@ class Order(Stat):
     "The `need`-th largest of `kids` (statistics)."
     def __init__(self, kids, need: int): self.kids, self.need = list(kids), need
     def value(self, t): return _nth([k.value(t) for k in self.kids], self.need)
+    def ends(self) -> set: return {e for e, n in (("min", len(self.kids)), ("max", 1)) if self.need == n}  # 1 kid: both
+    def as_order(self): return self
     def __mul__(self, c):
-        if isinstance(c, Stat): raise TypeError("an order statistic times a statistic has no interval here")
+        c = _const(c, "an order statistic times a statistic")
         return Order([k * c for k in self.kids], self.need if c >= 0 else len(self.kids) - self.need + 1)
     def __add__(self, o):
-        o, n = _stat(o), len(self.kids)
+        o = _stat(o)
         if isinstance(o, Term): return Order([k + o for k in self.kids], self.need)
-        if isinstance(o, Abs): o = Order([o], 1)
-        if isinstance(o, Order) and (self.need, o.need) in ((n, len(o.kids)), (1, 1)):          # min + min, max + max
-            return Order([a + b for a in self.kids for b in o.kids], 1 if self.need == 1 else n * len(o.kids))
+        o = o.as_order()
+        if ends := self.ends() & o.ends():                                  # min + min, max + max: over the pairs
+            kids = [a + b for a in self.kids for b in o.kids]
+            return Order(kids, 1 if "max" in ends else len(kids))
         raise TypeError("a sum of order statistics other than min + min or max + max has no interval here: write it as one")
     def bounds(self, noise, a_lo: float, a_hi: float):
         "The `need`-th largest of the parts' bounds at the parts' error rates (`calibrated` picks the rates that make the whole side's rate its own)."
@@ -134,17 +167,21 @@ class Abs(Stat):
     def __init__(self, kid): self.kid = kid
     def value(self, t): return np.abs(self.kid.value(t))
     def __mul__(self, c):
-        if isinstance(c, Stat): raise TypeError("|x| times a statistic has no interval here")
+        c = _const(c, "|x| times a statistic")
         return Abs(self.kid * c) if c >= 0 else Neg(Abs(self.kid * -c))
-    def __add__(self, o): return Order([self], 1) + o
+    def as_order(self): return Order([self.kid, -self.kid], 1)             # in a sum, |x| = max(x, -x)
+    def __add__(self, o): return self.as_order() + o
     def bounds(self, noise, a_lo: float, a_hi: float):
         (lo, hi), (lo2, hi2) = self.kid.bounds(noise, a_lo, a_lo), self.kid.bounds(noise, a_hi, a_hi)
         return np.where(lo > 0, lo, np.where(hi < 0, -hi, 0.0)), np.maximum(np.abs(lo2), np.abs(hi2))
 
 class Neg(Abs):
-    "-x of an |x|: its sides swapped."
+    "-x of an |x|: its sides swapped (in a sum, min(x, -x))."
     def value(self, t): return -self.kid.value(t)
-    def __mul__(self, c): return self.kid * -c if c < 0 else Neg(self.kid * c)
+    def __mul__(self, c):
+        c = _const(c, "|x| times a statistic")
+        return self.kid * -c if c < 0 else Neg(self.kid * c)
+    def as_order(self): return self.kid.as_order() * -1
     def bounds(self, noise, a_lo: float, a_hi: float):
         lo, hi = self.kid.bounds(noise, a_hi, a_lo)
         return -hi, -lo
@@ -156,6 +193,40 @@ def nth_best(values, need: int):
 
 def lowest(values): values = list(values); return nth_best(values, len(values))
 def highest(values): return nth_best(values, 1)
+
+# %% ../nbs/93_verdicts.ipynb #t1exp001
+class Exp(Stat):
+    "sign * exp(x) + shift of a smooth x: a ratio a / b is exp(log a - log b) (`ratio`); its interval x's, mapped back."
+    def __init__(self, kid, sign: float = 1.0, shift: float = 0.0):
+        if not isinstance(kid, Term): raise TypeError("Exp needs a smooth statistic (a ratio of metrics: `ratio`)")
+        self.kid, self.sign, self.shift = kid, float(sign), float(shift)
+    def value(self, t): return self.sign * np.exp(self.kid.value(t)) + self.shift
+    def as_order(self): return Order([self], 1)
+    def log(self) -> Term:
+        if self.sign < 0 or self.shift: raise TypeError("the log of a ratio moved by a number has no interval here")
+        return self.kid
+    def __mul__(self, c):
+        if isinstance(c, Exp) and not (self.shift or c.shift): return Exp(self.kid + c.kid, self.sign * c.sign)
+        c = _const(c, "a ratio times a statistic that is not a ratio")
+        if not c: return _stat(0.0)
+        return Exp(self.kid + math.log(abs(c)), math.copysign(1.0, c) * self.sign, self.shift * c)
+    def __truediv__(self, c):
+        if isinstance(c, Exp) and not c.shift: return self * Exp(-c.kid, c.sign)
+        return self * (1 / _const(c, "a ratio over a statistic that is not a ratio"))
+    def __rtruediv__(self, c):
+        if self.shift: raise TypeError("a number over a ratio moved by a number has no interval here")
+        return Exp(-self.kid, self.sign) * c
+    def __add__(self, o):
+        if isinstance(o, Order): return o + self
+        return Exp(self.kid, self.sign, self.shift + _const(o, "a ratio plus a statistic (write both on one scale)"))
+    def bounds(self, noise, a_lo: float, a_hi: float):
+        lo, hi = self.kid.bounds(noise, *((a_lo, a_hi) if self.sign > 0 else (a_hi, a_lo)))
+        with np.errstate(over="ignore"): lo, hi = self.sign * np.exp(lo) + self.shift, self.sign * np.exp(hi) + self.shift
+        return (lo, hi) if self.sign > 0 else (hi, lo)
+
+def ratio(a, b):
+    "a / b; of traced metrics exp(log a - log b) (`Exp`): its interval on the log scale, shown as a ratio (above 0)."
+    return Exp(np.log(a) - np.log(b)) if isinstance(a, Stat) or isinstance(b, Stat) else a / b
 
 # %% ../nbs/93_verdicts.ipynb #t2code01
 @dataclass(frozen=True)
@@ -172,16 +243,20 @@ class Spread:
         h = lambda a: math.hypot(t_ppf(1 - a, df) * math.sqrt(self.v_seed), t_ppf(1 - a, math.inf) * math.sqrt(self.v_examples))
         return (self.point, self.point) if self.v_seed + self.v_examples == 0 else (self.point - h(a_lo), self.point + h(a_hi))
 
-def spread(term: Term, seeds: dict, boot: dict) -> Spread:
-    "`term`'s Spread from each system's metric per seed (`seeds`: name -> [S]) and per resample and seed (`boot`: name -> [B, S])."
+def spread(term: Term, seeds: dict, boot: dict, steps: dict | None = None) -> Spread:
+    """`term`'s Spread from each system's metric per seed (`seeds`: name -> [S]) and per resample and seed
+    (`boot`: name -> [B, S]); `steps`: each system's resolution if whole (`Value`s), its seed part then tie_floor's."""
     S, mean = len(next(iter(seeds.values()))), {k: v.mean() for k, v in seeds.items()}
     v_avg = float(np.var(term.f({k: b.mean(1) for k, b in boot.items()}), ddof=1))          # resamples of the seed-averaged statistic
     if S < 2: return Spread(float(term.f(mean)), 0.0, v_avg, S)
     v_one = np.var(term.f({k: mean[k] + boot[k] - seeds[k] for k in seeds}), axis=0, ddof=1).mean()   # one seed's resamples, at the point
-    return Spread(float(term.f(mean)), float(np.var(term.f(seeds), ddof=1)) / S, max(0.0, float(S * v_avg - v_one) / (S - 1)), S)
+    v_seed = float(np.var(term.f(seeds), ddof=1)) / S
+    if steps and any(steps.values()): v_seed = max(v_seed, tie_floor(resolution(term, mean, steps), S))   # counts
+    return Spread(float(term.f(mean)), v_seed, max(0.0, float(S * v_avg - v_one) / (S - 1)), S)
 
 # %% ../nbs/93_verdicts.ipynb #cal0code
 N_SIM = 4000          # simulated draws of an order statistic's parts (calibration of its interval)
+MIN_JOINT = 3         # the fewest seeds whose values tell the parts' correlation (2: always +-1); fewer: `bonferroni`
 
 def _has_abs(s: Stat) -> bool: return isinstance(s, Abs) or isinstance(s, Order) and any(map(_has_abs, s.kids))
 
@@ -192,6 +267,21 @@ def _leaves(s: Stat) -> list:
     for k in (s.kids if isinstance(s, Order) else [s.kid]): out += [t for t in _leaves(k) if all(t is not u for u in out)]
     return out
 
+def _sides(s: Stat) -> tuple[int, int]:
+    "(n_lo, n_hi): through how many of its parts' one-sided bounds `s`'s lower and upper bound can fail."
+    if isinstance(s, Term): return 1, 1
+    if isinstance(s, Order):                                      # the m-th of k: the k - m + 1 smallest, the m largest
+        lo, hi = zip(*map(_sides, s.kids))
+        return sum(sorted(lo)[s.need - 1:]), sum(sorted(hi)[len(s.kids) - s.need:])
+    lo, hi = _sides(s.kid)
+    if isinstance(s, Neg) or isinstance(s, Exp) and s.sign < 0: return hi, lo
+    return (lo + hi, lo + hi) if isinstance(s, Abs) else (lo, hi)
+
+def bonferroni(tree: Stat, noise, a: float) -> tuple[float, float]:
+    "`tree`'s (lo, hi), each side's parts at `a` over the part bounds it can fail through (`_sides`): any correlation."
+    n_lo, n_hi = _sides(tree)
+    return tuple(float(x) for x in tree.bounds(noise, a / n_lo, a / n_hi))
+
 def _factor(x: np.ndarray) -> np.ndarray:
     "A square root of the correlation matrix of the rows of x (a constant row: uncorrelated)."
     with np.errstate(invalid="ignore", divide="ignore"): c = np.nan_to_num(np.atleast_2d(np.corrcoef(x))) if x.shape[1] > 1 else np.eye(len(x))
@@ -201,6 +291,7 @@ def _factor(x: np.ndarray) -> np.ndarray:
 def joint_draws(tree: Stat, noise, seeds: dict, avg: dict, n_sim: int = N_SIM, seed: int = 0):
     "(parts, [n_sim, L] draws of their estimates' errors): seed parts multivariate t (S - 1 df), examples' parts normal, each correlated as measured."
     parts = _leaves(tree); sp = [noise(t) for t in parts]; S, L = sp[0].n_seeds, len(parts); rng = np.random.default_rng(seed)
+    if 1 < S < MIN_JOINT: raise ValueError(f"{S} seeds cannot tell the parts' correlation (always +-1): `bonferroni`")
     per = np.stack([np.broadcast_to(np.asarray(t.f(seeds), float), (S,)) for t in parts])
     z_s = rng.standard_normal((n_sim, L)) @ _factor(per).T * (np.sqrt((S - 1) / rng.chisquare(S - 1, (n_sim, 1))) if S > 1 else 1)
     z_e = rng.standard_normal((n_sim, L)) @ _factor(np.stack([np.asarray(t.f(avg), float) for t in parts])).T
@@ -263,9 +354,11 @@ def evidence(runs: list[dict], stat, n_boot: int = N_BOOT, level: float = LEVEL,
     seeds = {k: np.array([r[k].score() for r in runs], dtype=np.float64) for k in runs[0]}
     boot = {k: np.stack([r[k].score(w) for r in runs], axis=1) for k in runs[0]}             # [B, S]
     tree, spreads = _stat(stat({k: Term(lambda t, k=k: t[k]) for k in seeds})), {}
-    noise = lambda term: spreads[term] if term in spreads else spreads.setdefault(term, spread(term, seeds, boot))
+    steps = {k: float(getattr(runs[0][k], "step", 0.0)) for k in seeds}      # whole-number `Value`s: their resolution
+    noise = lambda term: spreads.get(term) or spreads.setdefault(term, spread(term, seeds, boot, steps))
     draws = lru_cache(1)(lambda: joint_draws(tree, noise, seeds, {k: b.mean(1) for k, b in boot.items()}, seed=seed))
-    at = lambda lev: tree.bounds(noise, (1 - lev) / 2, (1 - lev) / 2) if isinstance(tree, Term) else calibrated(tree, noise, draws(), (1 - lev) / 2)
+    order = lambda a: bonferroni(tree, noise, a) if 1 < len(runs) < MIN_JOINT else calibrated(tree, noise, draws(), a)
+    at = lambda lev: tree.bounds(noise, *[(1 - lev) / 2] * 2) if isinstance(tree, Term) else order((1 - lev) / 2)
     per, a = np.asarray(tree.value(seeds), dtype=np.float64), (1 - level) / 2
     q_lo, q_hi = (float(x) for x in np.quantile(tree.value({k: b.mean(1) for k, b in boot.items()}), [a, 1 - a]))
     n_ex = max(getattr(s, "examples", n) for r in runs for s in r.values())     # `Value`s (numbers per seed): 0 examples
@@ -333,7 +426,8 @@ def claim_row(claim: str, task: str, rule: Rule, ev: Evidence, budget=None, min_
 # %% ../nbs/93_verdicts.ipynb #eq0code01
 @dataclass(frozen=True, init=False)
 class Within(Rule):
-    "A closeness claim: every signed gap (the statistic: a list of them) lies inside (-threshold, threshold); decided by two one-sided tests."
+    """A closeness claim: every signed gap (the statistic: a list of them) lies inside (-threshold, threshold);
+    decided by two one-sided tests, each at (1 - level) / 2 (2.5%)."""
     def __init__(self, what: str, threshold: float):
         if not threshold > 0: raise ValueError(f"Within needs a positive threshold, got {threshold}")
         for k, v in dict(what=what, op="within", threshold=float(threshold)).items(): object.__setattr__(self, k, v)
@@ -345,7 +439,6 @@ class Within(Rule):
                 f"lies at or above +{self.threshold:g} or the smallest's at or below -{self.threshold:g}, inconclusive otherwise{seeds}")
 
     text = property(words)
-
 
 # %% ../nbs/93_verdicts.ipynb #eq0code02
 @patch
@@ -428,13 +521,53 @@ def vote_row(claim: str, task: str, what: str, holds, ours: str, min_seeds: int 
 class Value:
     "A number measured once per training seed (a share of heads, a log timing ratio): a `Sample` of one example that every resample draws (`evidence`: a t interval over the seeds)."
     x: float
+    step: float = 0.0                    # a whole number's resolution (a count of heads: 1); 0: continuous
     examples = 0                         # no evaluation examples (`Evidence.n_examples`)
     def __len__(self): return 1
     def score(self, weights=None): return float(self.x) if weights is None else np.full(len(weights), float(self.x))
 
-def per_seed(values: list[dict]) -> list[dict]:
-    "`evidence`'s runs from numbers: one {system: number} per seed -> one {system: Value} per seed."
-    return [{k: Value(float(v)) for k, v in r.items()} for r in values]
+def per_seed(values: list[dict], step=None) -> list[dict]:
+    """`evidence`'s runs from numbers: one {system: number} per seed -> one {system: Value} per seed. `step`: each
+    system's resolution (a number, or {system: number}); not given: whole numbers in every seed count in steps of 1."""
+    given = lambda k: step.get(k) if isinstance(step, dict) else step
+    whole = lambda k: float(all(float(r[k]).is_integer() for r in values))
+    steps = {k: whole(k) if given(k) is None else float(given(k)) for k in (values[0] if values else {})}
+    return [{k: Value(float(v), steps[k]) for k, v in r.items()} for r in values]
+
+# %% ../nbs/93_verdicts.ipynb #cnt0code
+def resolution(term: Term, at: dict, steps: dict) -> float:
+    "The least change of `term` at `at` as one system's number moves by its step (`steps`); 0 if a continuous one does."
+    base, moves = float(term.f(at)), []
+    for k, s in steps.items():
+        d = abs(float(term.f({**at, k: at[k] + (s or 1.0)})) - base)
+        if d > 1e-9 * max(1.0, abs(base)) and not s: return 0.0
+        if d > 1e-9 * max(1.0, abs(base)): moves.append(d)
+    return min(moves, default=0.0)
+
+def tie_floor(res: float, S: int, level: float = LEVEL) -> float:
+    "The least seed variance of a statistic of whole numbers (resolution `res`, `S` seeds): h_S at `level`; 2 seeds: inf"
+    if not res or S < 2: return 0.0
+    if S < MIN_JOINT: return math.inf                       # two tied seeds say nothing of the spread: no interval
+    a = (1 - level) / 2
+    return (res * (1 - a ** (1 / S)) / t_ppf(1 - a, S - 1)) ** 2
+
+# %% ../nbs/93_verdicts.ipynb #kn0code01
+def t_spread(point: float, lo: float, hi: float, n: int, level: float = LEVEL) -> Spread:
+    "The Spread of a mean of `n` values (pairs) whose Student t interval at `level` (n - 1 df) is [lo, hi]."
+    if n < 2: raise ValueError(f"a t interval needs at least 2 values, got {n}")
+    return Spread(float(point), ((hi - lo) / 2 / t_ppf(1 - (1 - level) / 2, n - 1)) ** 2, 0.0, n)
+
+def known(stat, sp: Spread, level: float = LEVEL) -> Evidence:
+    "The Evidence of `stat(x)`, x one quantity known by its Spread alone (`t_spread`): no training seeds, no examples."
+    tree = _stat(stat(Term(lambda t: t["x"])))
+    if isinstance(tree, (Order, Abs)): raise TypeError("known: a statistic of one quantity is smooth, or a ratio (Exp)")
+    def noise(term: Term) -> Spread:                          # a part of x, by the delta method (exact for +-x + c)
+        f, h = lambda v: float(term.f({"x": v})), 1e-4 * max(1.0, abs(sp.point))
+        d2 = ((f(sp.point + h) - f(sp.point - h)) / (2 * h)) ** 2
+        return replace(sp, point=f(sp.point), v_seed=d2 * sp.v_seed, v_examples=d2 * sp.v_examples)
+    at = lambda lev: tuple(float(x) for x in tree.bounds(noise, (1 - lev) / 2, (1 - lev) / 2))
+    (lo, hi), point = at(level), float(tree.value({"x": sp.point}))
+    return Evidence(point, lo, hi, 0, None, lo, hi, level, 0, at)
 
 # %% ../nbs/93_verdicts.ipynb #ut0code1
 UNDER_TRAINED = "not decided: under-trained"
