@@ -124,10 +124,12 @@ def uniform_shape(model: nn.Module) -> tuple[int, int, int]:
 # %% ../nbs/02b_gqa.ipynb #792867a7
 def save_for_transformers(model: nn.Module, path, tokenizer=None) -> Path:
     "Save a pruned grouped-query causal LM whose layers share one shape as a checkpoint plain `AutoModelForCausalLM.from_pretrained` loads."
+    from headprune_nb.gates import clear_head_gates
     n_q, n_kv, hd = uniform_shape(model)
     path = Path(path)
     if path.exists() and (not path.is_dir() or any(path.iterdir())):
         raise FileExistsError(f"{path} exists and is not an empty folder; save_for_transformers writes a new one")
+    clear_head_gates(model)                   # as save_pruned: gates left set would be saved with the config
     config = copy.deepcopy(model.config)
     config.num_attention_heads, config.num_key_value_heads, config.head_dim = n_q, n_kv, hd
     config.architectures = [type(model).__name__]
@@ -140,7 +142,6 @@ def save_for_transformers(model: nn.Module, path, tokenizer=None) -> Path:
         save_model(model, str(tmp / WEIGHTS))
         save_tokenizer(model, tmp, tokenizer)
         for f in tmp.iterdir(): umask_mode(f)                                   # as save_pruned: readable by whom the umask says
-        if path.exists(): path.rmdir()
-        os.rename(umask_mode(tmp, 0o777), path)
+        os.rename(umask_mode(tmp, 0o777), path)      # over an empty folder, or none: one rename, no gap where neither is there
     finally: shutil.rmtree(tmp, ignore_errors=True)
     return path
