@@ -172,15 +172,18 @@ def _batch_sizes(text):
     return sizes
 
 def _check_out_file(path) -> None:
-    "Refuse an output file path that cannot be written (a folder, under a file, no permission, a folder where no file can be made), before any work."
+    """Refuse an output file path that cannot be written (a folder, under a file, no permission, a folder where no file
+    can be made), before any work."""
     p = Path(path)
     if p.is_dir(): raise ValueError(f"--out {p} is a folder; give a file name (e.g. {p / 'bench.csv'})")
     up = p.parent
     while not up.exists() and up != up.parent: up = up.parent
     if not up.is_dir(): raise ValueError(f"--out {p}: {up} is a file, not a folder; choose another path")
     if not os.access(up, os.W_OK | os.X_OK): raise ValueError(f"--out {p}: no permission to write in {up}; choose another path")
-    try: fd, probe = tempfile.mkstemp(prefix=".headprune-probe-", dir=up)      # what the write will do (/proc: no file can be made)
-    except OSError as e: raise ValueError(f"--out {p}: no file can be written in {up} ({e.strerror}); choose another path") from None
+    # what the write will do (/proc: no file can be made)
+    try: fd, probe = tempfile.mkstemp(prefix=".headprune-probe-", dir=up)
+    except OSError as e:
+        raise ValueError(f"--out {p}: no file can be written in {up} ({e.strerror}); choose another path") from None
     os.close(fd); os.unlink(probe)
 
 def _check_device(name: str) -> None:

@@ -141,7 +141,8 @@ def positive(name):
     return conv
 
 def seconds(name):
-    "A converter of option `name` to a positive, finite number of seconds (not NaN: a poll of 0 would busy-wait, inf never look)."
+    """A converter of option `name` to a positive, finite number of seconds (not NaN: a poll of 0 would busy-wait, inf
+    never look)."""
     def conv(v):
         try: x = float(v)
         except (TypeError, ValueError): x = 0.0
@@ -164,7 +165,8 @@ def _visible_gpus() -> list[str]:
     return [str(i) for i in range(n)]
 
 def _devices(v) -> list[str]:
-    ds = [d.strip() for d in str(v).split(",") if d.strip()]
+    # (converted: as it is)
+    ds = [str(d).strip() for d in (v if isinstance(v, list) else str(v).split(",")) if str(d).strip()]
     if not ds or any(d != "cpu" and not d.isdigit() for d in ds):
         raise ValueError(f"devices={v!r}: give GPU numbers or cpu, comma-separated (0,1 or cpu,cpu)")
     return ds
@@ -188,10 +190,12 @@ def _why(grid, folder, key, log) -> str:
             f"log: {said.get('log') or held.get('log') or log}")
 
 # %% ../nbs/18_executors.ipynb #e18c0025
-GONE_GRACE = 60.0        # s a key looks gone before it counts as failed, where its holder was on another host (NFS `acdirmax`)
+# s a key looks gone before it counts as failed, where its holder was on another host (NFS `acdirmax`)
+GONE_GRACE = 60.0
 
 class Gone:
-    "Whether no one will make a key any more (see above): `gone(key, ended)`, `ended` saying that its makers have ended."
+    """Whether no one will make a key any more (see above): `gone(key, ended)`, `ended` saying that its makers have
+    ended."""
     def __init__(self, folder, grace: float = GONE_GRACE):
         self.folder, self.grace, self.since, self.local = folder, grace, {}, set()
     def __call__(self, key, ended: bool) -> bool:
@@ -206,7 +210,7 @@ class GpusExecutor:
     "One worker process per device (see above)."
     OPTIONS = dict(devices=_devices, poll=seconds("poll"))
     def __init__(self, devices=None, poll=0.5):
-        self.devices, self.poll = _devices(devices) if devices is not None else None, float(poll)
+        self.devices, self.poll = _devices(devices) if devices is not None else None, seconds("poll")(poll)
 
     def map(self, run, keys, folder):
         "Yield (key, record or None, None or the error) as each key's record appears or its worker ends without it."
@@ -223,7 +227,8 @@ class GpusExecutor:
         try:
             while watch.todo:
                 ended = all(p.poll() is not None for p in procs.values())
-                yield from watch.poll(lambda k: gone(k, ended), lambda k: _why(grid, folder, k, logs))   # another's key: waited for
+                # another's key: waited for
+                yield from watch.poll(lambda k: gone(k, ended), lambda k: _why(grid, folder, k, logs))
                 time.sleep(self.poll)
         finally:
             for p in procs.values():
@@ -277,7 +282,9 @@ def at_most_cores(name):
     "A converter of option `name` to a positive int no larger than this machine's usable cores (`_cores`)."
     def conv(v):
         n = positive(name)(v)
-        if n > _cores(): raise ValueError(f"{name}={v!r}: at most {_cores()}, the cores this process may use (more workers than cores only wait)")
+        if n > _cores():
+            raise ValueError(f"{name}={v!r}: at most {_cores()}, the cores this process may use (more workers than "
+                             "cores only wait)")
         return n
     return conv
 
@@ -297,8 +304,9 @@ class CoresExecutor:
         from headprune_nb.store import _KEYS_HELD
         if n < 2: return "one worker (one key, one core, or workers=1)"
         if not hasattr(os, "fork"): return "no os.fork on this system"
-        if torch.get_num_threads() != 1: return (f"torch runs {torch.get_num_threads()} threads here (OpenMP hangs a forked child): "
-                                                 "set OMP_NUM_THREADS=1, or torch.set_num_threads(1), to fork")
+        if torch.get_num_threads() != 1:
+            return (f"torch runs {torch.get_num_threads()} threads here (OpenMP hangs a forked child): "
+                    "set OMP_NUM_THREADS=1, or torch.set_num_threads(1), to fork")
         if _KEYS_HELD: return "a grid inside a run (this process holds a key)"
         return "CUDA is initialised in this process" if torch.cuda.is_initialized() else None
 
@@ -335,7 +343,8 @@ def map(self, run, keys, folder):
         yield from LocalExecutor().map(run, keys, folder); return
     grid, pids, me = grid_path(folder), {}, os.getpid()
     sweep_grids(folder); grid.parent.mkdir(parents=True)
-    write_json(grid.parent / "owner.json", dict(host=socket.gethostname(), pid=me))     # a killed submission's folder: `sweep_grids`
+    # a killed submission's folder: `sweep_grids`
+    write_json(grid.parent / "owner.json", dict(host=socket.gethostname(), pid=me))
     print(f"cores: {n} workers for {len(side)} runs" + (f", then {len(last)} timed here" if last else ""), file=sys.stderr)
     sys.stdout.flush(); sys.stderr.flush()               # nothing buffered here is written twice by a child
     ended, failed = set(), 0
@@ -351,7 +360,8 @@ def map(self, run, keys, folder):
                 finally: os._exit(1)
             pids[pid] = log
         watch, logs = _Watch(side, folder, grid), ", ".join(map(str, pids.values()))
-        left = Gone(folder); gone = lambda k: left(k, len(ended) == len(pids))   # a key another live process holds: waited for
+        # a key another live process holds: waited for
+        left = Gone(folder); gone = lambda k: left(k, len(ended) == len(pids))
         while watch.todo:
             ended |= {p for p in pids if p not in ended and os.waitpid(p, os.WNOHANG)[0] == p}
             for key, rec, err in watch.poll(gone, lambda k: _why(grid, folder, k, logs)):
@@ -364,7 +374,9 @@ def map(self, run, keys, folder):
 
 # %% ../nbs/18_executors.ipynb #e18c0037
 def sweep_grids(folder) -> list[Path]:
-    "Remove the grid folders (`<folder>/.grids/<stamp>/`) of `cores` submissions killed before they ended: their submitter (`owner.json`) was on this host and is gone, and no key failed in them (a failure's logs are kept). The folders removed."
+    """Remove the grid folders (`<folder>/.grids/<stamp>/`) of `cores` submissions killed before they ended: their
+    submitter (`owner.json`) was on this host and is gone, and no key failed in them (a failure's logs are kept).
+    The folders removed."""
     out = []
     for own in Path(folder).resolve().glob(f"{GRIDS}/*/owner.json"):
         try: h = json.loads(own.read_text())

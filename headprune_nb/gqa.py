@@ -142,6 +142,7 @@ def save_for_transformers(model: nn.Module, path, tokenizer=None) -> Path:
         save_model(model, str(tmp / WEIGHTS))
         save_tokenizer(model, tmp, tokenizer)
         for f in tmp.iterdir(): umask_mode(f)                                   # as save_pruned: readable by whom the umask says
-        os.rename(umask_mode(tmp, 0o777), path)      # over an empty folder, or none: one rename, no gap where neither is there
+        # over an empty folder, or none: one rename, no gap where neither is there
+        os.rename(umask_mode(tmp, 0o777), path)
     finally: shutil.rmtree(tmp, ignore_errors=True)
     return path

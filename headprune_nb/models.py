@@ -92,7 +92,8 @@ def build_architecture(name: str, seed: int = 0) -> nn.Module:
     return ARCHITECTURES[name]().eval()
 
 def load_model(name_or_path: str, seed: int = 0) -> nn.Module:
-    "A named architecture, a folder written by `save_pruned`, or a local Hugging Face model folder (checked as `load_pruned` checks one: `prune.check_config`, `prune.check_size`)."
+    """A named architecture, a folder written by `save_pruned`, or a local Hugging Face model folder (checked as
+    `load_pruned` checks one: `prune.check_config`, `prune.check_size`)."""
     from headprune_nb.prune import load_pruned, WEIGHTS, check_config, check_size
     p = Path(name_or_path)
     if name_or_path in ARCHITECTURES: return build_architecture(name_or_path, seed)
@@ -128,8 +129,10 @@ def load_classifier(name_or_path: str, num_labels: int, seed: int = 0):
     src = pretrained_source(name_or_path)
     torch.manual_seed(seed)
     try:
-        tok = AutoTokenizer.from_pretrained(src, local_files_only=dry_run(), trust_remote_code=False)      # a dry run never waits on the network
-        model = AutoModelForSequenceClassification.from_pretrained(src, num_labels=num_labels, local_files_only=dry_run(),
+        # a dry run never waits on the network
+        tok = AutoTokenizer.from_pretrained(src, local_files_only=dry_run(), trust_remote_code=False)
+        model = AutoModelForSequenceClassification.from_pretrained(src, num_labels=num_labels,
+                                                                   local_files_only=dry_run(),
                                                                    trust_remote_code=False)
     except (OSError, ValueError) as e:
         if dry_run(): return random_classifier(name_or_path, num_labels, seed)
@@ -149,7 +152,8 @@ def load_tokenizer(name_or_path: str):
         if not dry_run(): raise FileNotFoundError(f"cannot load the tokenizer of {name_or_path!r} from {src!r}: not a local "
                                                   f"folder and the hub is not reachable; fetch it with `huggingface-cli "
                                                   f"download {src}` where it is") from None
-    if minilm_dir() is not None: return AutoTokenizer.from_pretrained(str(minilm_dir()), trust_remote_code=False)   # bert-base-uncased's vocabulary
+    # bert-base-uncased's vocabulary
+    if minilm_dir() is not None: return AutoTokenizer.from_pretrained(str(minilm_dir()), trust_remote_code=False)
     from headprune_nb.data import WordTokenizer, Vocab
     return WordTokenizer(Vocab([f"w{i}" for i in range(30000)]))
 

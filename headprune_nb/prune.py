@@ -217,7 +217,8 @@ def is_saved_model(path) -> bool:
 SAVED_FILES = ("config.json", WEIGHTS, "generation_config.json", *TOKENIZER_FILES)   # the names save_pruned may write
 
 def _save_marks(path: Path) -> list[tuple[Path, dict, Path, Path]]:
-    "The marks of `save_pruned`s into `path` beside it (`.<name>.saving-<pid>-<token>`, naming host and pid): (mark, what it says, its old folder, its temporary folder)."
+    """The marks of `save_pruned`s into `path` beside it (`.<name>.saving-<pid>-<token>`, naming host and pid): (mark,
+    what it says, its old folder, its temporary folder)."""
     import re
     mark = re.compile(r"\." + re.escape(path.name) + r"\.saving-(\d+)-([0-9a-f]{16})")
     out = []
@@ -226,11 +227,13 @@ def _save_marks(path: Path) -> list[tuple[Path, dict, Path, Path]]:
         try: said = json.loads(p.read_text())
         except (OSError, ValueError): said = {}
         if isinstance(said, dict) and said.get("pid") == int(m[1]) and said.get("token") == m[2]:
-            out.append((p, said, path.with_name(f".old-{path.name}-{m[1]}-{m[2]}"), path.with_name(f".tmp-{path.name}-{m[1]}-{m[2]}")))
+            old, tmp = (path.with_name(f".{kind}-{path.name}-{m[1]}-{m[2]}") for kind in ("old", "tmp"))
+            out.append((p, said, old, tmp))
     return out
 
 def _gone(said: dict) -> bool:
-    "Whether the process a save mark names is gone: on this host, and no longer running (on another host: not known, so not gone)."
+    """Whether the process a save mark names is gone: on this host, and no longer running (on another host: not known,
+    so not gone)."""
     import socket
     if said.get("host") != socket.gethostname(): return False
     try: os.kill(said["pid"], 0)
@@ -239,9 +242,10 @@ def _gone(said: dict) -> bool:
     return False
 
 def recover_saved(path) -> Path:
-    """Undo what a `save_pruned` into `path` killed midway left beside it, once its process is gone: only folders its mark
-    (`_save_marks`) names. Its old folder is put back where there is no folder (a kill between the two renames), else
-    removed with its temporary folder. Nothing else beside `path` is touched; `load_pruned` never calls it."""
+    """Undo what a `save_pruned` into `path` killed midway left beside it, once its process is gone: only folders
+    its mark (`_save_marks`) names. Its old folder is put back where there is no folder (a kill between the two
+    renames), else removed with its temporary folder. Nothing else beside `path` is touched; `load_pruned` never
+    calls it."""
     import sys
     path = Path(path)
     for mark, said, old, tmp in _save_marks(path):
@@ -253,13 +257,15 @@ def recover_saved(path) -> Path:
     return path
 
 def _mark_save(path: Path) -> tuple[Path, str]:
-    "Mark a save into `path` beside it (`O_EXCL`: host, pid, token): what lets `recover_saved` know the folders it makes. (mark, `<pid>-<token>`)"
+    """Mark a save into `path` beside it (`O_EXCL`: host, pid, token): what lets `recover_saved` know the folders it
+    makes. (mark, `<pid>-<token>`)"""
     import secrets, socket
     from headprune_nb.store import utc_now
     tag = f"{os.getpid()}-{secrets.token_hex(8)}"
     mark = path.with_name(f".{path.name}.saving-{tag}")
     fd = os.open(mark, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-    with os.fdopen(fd, "w") as f: json.dump(dict(host=socket.gethostname(), pid=os.getpid(), token=tag.split("-")[1], started_utc=utc_now()), f)
+    with os.fdopen(fd, "w") as f:
+        json.dump(dict(host=socket.gethostname(), pid=os.getpid(), token=tag.split("-")[1], started_utc=utc_now()), f)
     return mark, tag
 
 # %% ../nbs/02_prune.ipynb #f5c990e1
@@ -300,11 +306,14 @@ def save_pruned(model: nn.Module, path, tokenizer=None, overwrite: bool = False)
 # %% ../nbs/02_prune.ipynb #f5c990e2
 CONFIG_BOUNDS = {k: 1 << 10 for k in ("num_hidden_layers", "encoder_layers", "decoder_layers", "num_attention_heads",
                                       "encoder_attention_heads", "decoder_attention_heads", "num_key_value_heads")}
-CONFIG_BOUNDS |= {"vocab_size": 1 << 21, "decoder_vocab_size": 1 << 21, "hidden_size": 1 << 16, "d_model": 1 << 16, "head_dim": 1 << 12,
-                  "intermediate_size": 1 << 18, "encoder_ffn_dim": 1 << 18, "decoder_ffn_dim": 1 << 18, "max_position_embeddings": 1 << 22}
+CONFIG_BOUNDS |= {"vocab_size": 1 << 21, "decoder_vocab_size": 1 << 21, "hidden_size": 1 << 16, "d_model": 1 << 16,
+                  "head_dim": 1 << 12, "intermediate_size": 1 << 18, "encoder_ffn_dim": 1 << 18,
+                  "decoder_ffn_dim": 1 << 18, "max_position_embeddings": 1 << 22}
 
 def check_config(path) -> tuple:
-    "(config, model class) of model folder `path`, its config.json checked before anything is built: each size in `CONFIG_BOUNDS` a whole number in range, `architectures` one model class of transformers (never any other callable), no remote code. Else one line naming the key."
+    """(config, model class) of model folder `path`, its config.json checked before anything is built: each size in
+    `CONFIG_BOUNDS` a whole number in range, `architectures` one model class of transformers (never any other
+    callable), no remote code. Else one line naming the key."""
     from headprune_nb.store import read_json
     f = Path(path) / "config.json"
     raw = read_json(f, {}, dict, fix="save the model again")
@@ -312,52 +321,63 @@ def check_config(path) -> tuple:
         if (v := raw.get(k)) is not None and (isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= hi):
             raise ValueError(f"{f}: {k}={v!r}: expected a whole number from 1 to {hi} (a damaged or crafted config)")
     arch = raw.get("architectures")
-    cls = getattr(transformers, arch[0], None) if isinstance(arch, list) and len(arch) == 1 and isinstance(arch[0], str) else None
+    one = isinstance(arch, list) and len(arch) == 1 and isinstance(arch[0], str)
+    cls = getattr(transformers, arch[0], None) if one else None
     if not (isinstance(cls, type) and issubclass(cls, transformers.PreTrainedModel)):
         raise ValueError(f"{f}: architectures={arch!r}: expected the name of one transformers model class "
                          "(e.g. [\"BertForSequenceClassification\"]); nothing else is built")
     try: config = transformers.AutoConfig.from_pretrained(path, trust_remote_code=False)
     except (ValueError, OSError, KeyError, TypeError) as e:
-        raise ValueError(f"{f}: transformers cannot read it ({type(e).__name__}: {str(e).splitlines()[0][:160]})") from None
+        why = f"{type(e).__name__}: {str(e).splitlines()[0][:160]}"
+        raise ValueError(f"{f}: transformers cannot read it ({why})") from None
     if not isinstance(config, cls.config_class):
         raise ValueError(f"{f}: architectures={arch!r} does not go with model_type={config.model_type!r}")
     return config, cls
 
 def _check_layout(f, index: HeadIndex, kept, kv) -> None:
-    "`headprune_kept` (and `headprune_kv`) of config file `f`: site name -> distinct head ids of that site (KV ids of its groups); one line naming the key."
+    """`headprune_kept` (and `headprune_kv`) of config file `f`: site name -> distinct head ids of that site (KV ids of
+    its groups); one line naming the key."""
     sites = {s.name: s for s in index.sites}
     for key, ids_of in (("headprune_kept", kept), ("headprune_kv", kv)):
-        if not isinstance(ids_of, dict): raise ValueError(f"{f}: {key} must map attention sites to lists of head ids, not a {type(ids_of).__name__}")
+        if not isinstance(ids_of, dict):
+            raise ValueError(f"{f}: {key} must map attention sites to lists of head ids, not a {type(ids_of).__name__}")
         for name, ids in ids_of.items():
-            if (s := sites.get(name)) is None: raise ValueError(f"{f}: {key} names {name!r}, which is no attention site of this model")
+            if (s := sites.get(name)) is None:
+                raise ValueError(f"{f}: {key} names {name!r}, which is no attention site of this model")
             n = s.kv_heads if key == "headprune_kv" else s.n_heads
-            if not isinstance(ids, list) or any(isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < n for i in ids) \
+            bad = lambda i: isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < n
+            if not isinstance(ids, list) or any(map(bad, ids)) \
                     or key == "headprune_kept" and len(set(ids)) != len(ids):
-                raise ValueError(f"{f}: {key}[{name!r}]={str(ids)[:60]}: expected {'distinct ' if key == 'headprune_kept' else ''}"
+                raise ValueError(f"{f}: {key}[{name!r}]={str(ids)[:60]}: expected "
+                                 f"{'distinct ' if key == 'headprune_kept' else ''}"
                                  f"head ids from 0 to {n - 1}")
 
 def check_size(f, cls, config, kept: dict, kv: dict, weights: list) -> None:
-    "Build `cls(config)` on the meta device (nothing allocated), check and apply the layout there, and refuse a model with more parameters than the `weights` files can hold (at least a byte each)."
+    """Build `cls(config)` on the meta device (nothing allocated), check and apply the layout there, and refuse a model
+    with more parameters than the `weights` files can hold (at least a byte each)."""
     with torch.device("meta"): model = cls(copy.deepcopy(config))
     _check_layout(f, HeadIndex.from_model(model), kept, kv)
     try:
         if kept: apply_layout(model, kept, kv)            # on the meta weights: the masks it builds stay on the CPU
-    except Exception as e: raise ValueError(f"{f}: headprune_kept/headprune_kv do not fit this model ({type(e).__name__}: {e})") from None
+    except Exception as e:
+        raise ValueError(f"{f}: headprune_kept/headprune_kv do not fit this model ({type(e).__name__}: {e})") from None
     size = sum(w.stat().st_size for w in weights if w.is_file())
     if (n := sum(p.numel() for p in model.parameters())) > size:
-        raise ValueError(f"{f} describes a model of {n:,} parameters, more than {', '.join(w.name for w in weights) or 'its weights'} "
+        names = ", ".join(w.name for w in weights) or "its weights"
+        raise ValueError(f"{f} describes a model of {n:,} parameters, more than {names} "
                          f"({size:,} bytes) can hold: the config or the weights are damaged (or crafted)")
 
 # %% ../nbs/02_prune.ipynb #f5c990e3
 def load_pruned(path, device="cpu") -> nn.Module:
-    "Load a model saved by `save_pruned`: rebuild the architecture (`check_config`, `check_size` first), re-apply the pruning, load the weights. A missing folder is never recovered here (`recover_saved`)."
+    """Load a model saved by `save_pruned`: rebuild the architecture (`check_config`, `check_size` first), re-apply the
+    pruning, load the weights. A missing folder is never recovered here (`recover_saved`)."""
     from safetensors.torch import load_model
     path = Path(path)
     if not is_saved_model(path):
-        olds = [str(old) for _, said, old, _ in _save_marks(path) if _gone(said) and is_saved_model(old)]
-        raise FileNotFoundError(f"{path} is not a saved pruned model: expected config.json and {WEIGHTS} in it (written by "
-                                "headprune_nb.prune.save_pruned)" + (f"; a save into it was killed, its previous model is "
-                                f"{olds[0]}: recover_saved({str(path)!r}) puts it back" if olds else ""))
+        olds = [str(old) for _, said, old, _ in _save_marks(path) if _gone(said) and is_saved_model(old)] or [""]
+        hint = f"; a save into it was killed, its previous model is {olds[0]}: recover_saved({str(path)!r}) restores it"
+        raise FileNotFoundError(f"{path} is not a saved pruned model: expected config.json and {WEIGHTS} in it "
+                                f"(written by headprune_nb.prune.save_pruned){hint if olds[0] else ''}")
     config, cls = check_config(path)
     kept, kv = (getattr(config, k, None) or {} for k in ("headprune_kept", "headprune_kv"))
     for k in ("headprune_kept", "headprune_kv"):

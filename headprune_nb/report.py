@@ -24,14 +24,17 @@ __all__ = ['REPORTED', 'RERUN', 'PAPERS', 'RULES', 'RULE_COLS', 'STYLE', 'CLAIM_
 _PLAIN_RULE = re.compile(r"claim: .* ([<>]) (\S+); supported if the interval lies")
 
 def checked_verdict(c: dict) -> str:
-    "A claims.csv row's verdict (`verdict_kind`), unless the row's own interval and rule (a '>' or '<' rule) cannot give it: then 'damaged: ...' (a verdict column is not taken on trust)."
+    """A claims.csv row's verdict (`verdict_kind`), unless the row's own interval and rule (a '>' or '<' rule) cannot
+    give it: then 'damaged: ...' (a verdict column is not taken on trust)."""
     v, m = verdict_kind(c), _PLAIN_RULE.match(str(c.get("rule", "")))
     try: lo, hi, t = float(c.get("lo")), float(c.get("hi")), float(m[2]) if m else None
     except (TypeError, ValueError): return v
     if t is None or verdict_word(v) not in ("supported", "contradicted"): return v
-    side = (lo > t - 1e-3, hi <= t + 1e-3) if m[1] == ">" else (hi < t + 1e-3, lo >= t - 1e-3)   # lo, hi stored to 3 digits
+    # lo, hi stored to 3 digits
+    side = (lo > t - 1e-3, hi <= t + 1e-3) if m[1] == ">" else (hi < t + 1e-3, lo >= t - 1e-3)
     if side[verdict_word(v) == "contradicted"]: return v
-    return f"damaged: verdict {verdict_word(v)!r} does not follow from its interval [{lo:g}, {hi:g}] and rule ({m[1]} {t:g}); run it again"
+    return (f"damaged: verdict {verdict_word(v)!r} does not follow from its interval [{lo:g}, {hi:g}] and rule "
+            f"({m[1]} {t:g}); run it again")
 
 # %% ../nbs/92_report.ipynb #360b8f9c
 REPORTED = ("cpu", "full")          # smoke results are plumbing checks: reported only when asked for
@@ -245,16 +248,19 @@ def holm_rows(found) -> list[dict]:
 # %% ../nbs/92_report.ipynb #st0code0
 @functools.lru_cache(maxsize=None)
 def commit_time(commit: str) -> str | None:
-    "When `commit` was made (UTC, as rules.csv writes times), from git; None: git does not know it here (no repository, a shallow clone)."
+    """When `commit` was made (UTC, as rules.csv writes times), from git; None: git does not know it here (no
+    repository, a shallow clone)."""
     import subprocess
     try: out = subprocess.run(["git", "-C", str(reproduce_dir()), "show", "-s", "--format=%ct", str(commit), "--"],
                               capture_output=True, text=True, timeout=10)
     except (OSError, subprocess.SubprocessError): return None
     t = out.stdout.strip().splitlines()[:1]
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(int(t[0]))) if out.returncode == 0 and t and t[0].isdigit() else None
+    if out.returncode != 0 or not t or not t[0].isdigit(): return None
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(int(t[0])))
 
 def believed(x: dict) -> bool:
-    "Whether a rules.csv row's `registered_utc` can be true: not before the commit it names was made (registering names HEAD), where git knows it."
+    """Whether a rules.csv row's `registered_utc` can be true: not before the commit it names was made (registering
+    names HEAD), where git knows it."""
     made = commit_time(x.get("commit", ""))
     return made is None or str(x.get("registered_utc", "")) >= made
 
@@ -271,7 +277,8 @@ def registered_rules(path: Path | None = None) -> dict:
     p, out = path or reproduce_dir() / RULES, {}
     rows = read_csv(p) if p.exists() else []
     if rows and (miss := [k for k in RULE_COLS if k not in rows[0]]):
-        raise ValueError(f"{p} has no {miss[0]!r} column (its header: {', '.join(rows[0])}); restore it: {','.join(RULE_COLS)}")
+        raise ValueError(f"{p} has no {miss[0]!r} column (its header: {', '.join(rows[0])}); "
+                         f"restore it: {','.join(RULE_COLS)}")
     for r in rows: out.setdefault(rule_key(dict(r, phase="budget" if r.get("budget") else "")), []).append(r)
     return out
 
@@ -297,7 +304,9 @@ def rule_status(r: dict, rules: dict, seen: str | None) -> tuple[str, str]:
     "(status, registered): 'registered before the results' only if this very rule text was registered before `seen`; else 'rule written after the results'."
     same = [x for x in rules.get(rule_key(r), []) if x["rule"] == r.get("rule", "")]
     regs = sorted((x for x in same if believed(x)), key=lambda x: x["registered_utc"])
-    if not regs: return "rule written after the results", "back-dated (registered_utc before its commit)" if same else "not registered"
+    if not regs:
+        why = "back-dated (registered_utc before its commit)" if same else "not registered"
+        return "rule written after the results", why
     when = f"{regs[0]['registered_utc']} at {regs[0]['commit'][:10]}"
     return ("rule registered before the results" if seen and regs[0]["registered_utc"] < seen else "rule written after the results"), when
 

@@ -48,9 +48,11 @@ def bleu_from_stats(stats) -> np.ndarray:
     return np.where(ok, bp * np.exp(logp), 0.0)
 
 def _bad_data(kind: str, d: np.ndarray) -> str | None:
-    "What makes `d` impossible as per-example results of `kind` (None: nothing): accuracy a 0 or 1 per example; BLEU [n, 10] whole counts >= 0, matches at most the n-grams."
+    """What makes `d` impossible as per-example results of `kind` (None: nothing): accuracy a 0 or 1 per example; BLEU
+    [n, 10] whole counts >= 0, matches at most the n-grams."""
     if d.dtype.kind not in "biuf": return f"numbers expected, got dtype {d.dtype}"
-    if kind == "accuracy": return None if d.ndim == 1 and np.isin(d, (0, 1)).all() else "each must be 0 or 1 (one per example)"
+    if kind == "accuracy":
+        return None if d.ndim == 1 and np.isin(d, (0, 1)).all() else "each must be 0 or 1 (one per example)"
     if d.ndim != 2 or d.shape[1] != 10: return f"shape [n, 10] expected, got {list(d.shape)}"
     if not np.isfinite(d).all() or (d < 0).any() or (d != np.round(d)).any(): return "whole counts >= 0 expected"
     return "more matched n-grams than n-grams" if (d[:, 2:6] > d[:, 6:10]).any() else None
@@ -129,31 +131,36 @@ def save_sample(path, s: Sample, of: str | None = None) -> Path:
                  **({} if of is None else {"of": np.array(of)}))
     return Path(path)
 
-SAMPLE_MAX_BYTES = 1 << 28       # 256 MiB: what one array of a sample file may unpack to (an evaluation set's is a few MB)
+# 256 MiB: what one array of a sample file may unpack to (an evaluation set's is a few MB)
+SAMPLE_MAX_BYTES = 1 << 28
 
 def _npz_sizes(path) -> None:
-    "Refuse an .npz an array of which would unpack past `SAMPLE_MAX_BYTES` (a zip bomb), or past what its member holds, from the headers: before anything is allocated."
+    """Refuse an .npz an array of which would unpack past `SAMPLE_MAX_BYTES` (a zip bomb), or past what its member
+    holds, from the headers: before anything is allocated."""
     heads = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
     with zipfile.ZipFile(path) as z:
         if len(z.infolist()) > 16: raise ValueError(f"{len(z.infolist())} arrays")
         for m in z.infolist():
-            if m.file_size > SAMPLE_MAX_BYTES: raise ValueError(f"{m.filename}: too large ({m.file_size} bytes unpacked)")
+            if m.file_size > SAMPLE_MAX_BYTES:
+                raise ValueError(f"{m.filename}: too large ({m.file_size} bytes unpacked)")
             with z.open(m) as f:
                 version = np.lib.format.read_magic(f)
                 if version not in heads: raise ValueError(f"{m.filename}: .npy format {version}")
                 shape, _, dtype = heads[version](f)
-            if dtype.hasobject or math.prod(shape) * dtype.itemsize > m.file_size: raise ValueError(f"{m.filename}: shape {shape} larger than its data")
+            if dtype.hasobject or math.prod(shape) * dtype.itemsize > m.file_size:
+                raise ValueError(f"{m.filename}: shape {shape} larger than its data")
 
 def _read_sample(path) -> tuple[Sample, str | None]:
-    "(sample, what it is a sample of or None) from a file written by `save_sample`, opened once, no pickle, sizes checked first (`_npz_sizes`); anything else: a ValueError naming the file."
+    """(sample, what it is a sample of or None) from a file written by `save_sample`, opened once, no pickle, sizes
+    checked first (`_npz_sizes`); anything else: a ValueError naming the file."""
     try:
         _npz_sizes(path)
         with np.load(Path(path), allow_pickle=False) as z:
             return Sample(str(z["kind"]), z["data"]), (str(z["of"]) if "of" in z.files else None)
     except (ValueError, KeyError, EOFError, OSError, zipfile.BadZipFile) as e:
         if isinstance(e, OSError) and e.filename: raise
-        raise ValueError(f"{path}: not per-example results of save_sample ({type(e).__name__}: {str(e)[:160]}); delete it and its "
-                         "record (.json) to make the run anew") from None
+        raise ValueError(f"{path}: not per-example results of save_sample ({type(e).__name__}: {str(e)[:160]}); "
+                         "delete it and its record (.json) to make the run anew") from None
 
 def load_sample(path) -> Sample:
     "Read a `Sample` written by `save_sample` (no pickle)."
@@ -247,7 +254,8 @@ def _whole(v, low: int) -> bool:
     return isinstance(v, numbers.Integral) and not isinstance(v, bool) and low <= v < 2**63
 
 def _lam_name(lam) -> str:
-    "lambda as a record's name writes it: 6 digits (`:g`) where they give lambda exactly, else every digit (two lambdas, two files)."
+    """lambda as a record's name writes it: 6 digits (`:g`) where they give lambda exactly, else every digit (two
+    lambdas, two files)."""
     g = f"{lam:g}"
     return g if float(g) == lam else repr(float(lam))
 
@@ -267,20 +275,25 @@ class RunKey:
         "Each field checked, one line naming it: task and method name a folder and a file, the numbers decide a run."
         for f in ("task", "method"):
             if not isinstance(v := getattr(self, f), str) or not _WORD.fullmatch(v):
-                raise ValueError(f"RunKey {f}={v!r}: give a word of letters, digits, '_', '.', '+' or '-' (it names a folder or file)")
+                raise ValueError(f"RunKey {f}={v!r}: give a word of letters, digits, '_', '.', '+' or '-' "
+                                 "(it names a folder or file)")
         for f, low in (("K", 0), ("seed", 0), ("budget", 1)):
             if (v := getattr(self, f)) is None and f != "seed": continue
-            if not _whole(v, low): raise ValueError(f"RunKey {f}={v!r}: give a whole number >= {low}" + ("" if f == "seed" else ", or None"))
+            if not _whole(v, low):
+                none = "" if f == "seed" else ", or None"
+                raise ValueError(f"RunKey {f}={v!r}: give a whole number >= {low}{none}")
             object.__setattr__(self, f, int(v))
         lam = self.lam
-        if lam is not None and (isinstance(lam, bool) or not isinstance(lam, numbers.Real) or not math.isfinite(lam) or lam < 0):
+        real = isinstance(lam, numbers.Real) and not isinstance(lam, bool)
+        if lam is not None and (not real or not math.isfinite(lam) or lam < 0):
             raise ValueError(f"RunKey lam={lam!r}: give a finite number >= 0, or None")
-        if bad := [f for f in ("variant", "base") if getattr(self, f) is not None and not isinstance(getattr(self, f), str)]:
+        if bad := [f for f in ("variant", "base") if not isinstance(getattr(self, f), (str, type(None)))]:
             raise ValueError(f"RunKey {bad[0]}={getattr(self, bad[0])!r}: give a string, or None")
 
     @property
     def name(self) -> str:
-        "The record's file name: `<method>[-K<K>][-lam<lam>]-seed<s>[-steps<b>]` (`_lam_name`: distinct keys, distinct names)."
+        """The record's file name: `<method>[-K<K>][-lam<lam>]-seed<s>[-steps<b>]` (`_lam_name`: distinct keys,
+        distinct names)."""
         k = f"-K{self.K}" if self.K is not None else ""
         lam = f"-lam{_lam_name(self.lam)}" if self.lam is not None else ""
         return f"{self.method}{k}{lam}-seed{self.seed}" + (f"-steps{self.budget}" if self.budget is not None else "")
@@ -334,7 +347,8 @@ _RECORD_FIELDS = {"key", "has_scores"} | {f.name for f in fields(RunRecord) if f
 def _read_json(path: Path) -> dict:
     "The JSON object of a record file (bounded in size); anything else: a ValueError naming the file and the fix."
     try:
-        if path.stat().st_size > RECORD_MAX_BYTES: raise ValueError(f"{path.stat().st_size} bytes, larger than any record")
+        if path.stat().st_size > RECORD_MAX_BYTES:
+            raise ValueError(f"{path.stat().st_size} bytes, larger than any record")
         body = json.loads(path.read_text())
     except (ValueError, UnicodeDecodeError, RecursionError) as e: body = e
     if not isinstance(body, dict) or not isinstance(body.get("key"), dict):
@@ -343,30 +357,36 @@ def _read_json(path: Path) -> dict:
     return body
 
 def _bad_record(rec: RunRecord) -> str | None:
-    "What makes `rec`'s values impossible (None: nothing): kept booleans, heads_kept within 0..H, metric a number (NaN only where no head is kept), vote a bool."
+    """What makes `rec`'s values impossible (None: nothing): kept booleans, heads_kept within 0..H, metric a number
+    (NaN only where no head is kept), vote a bool."""
     if not all(isinstance(getattr(rec, f), dict) for f in ("gates", "timings", "extra", "provenance")):
         return "gates, timings, extra and provenance must be JSON objects"
     kept, ex = rec.kept, rec.extra
     if kept is not None and (not isinstance(kept, list) or not kept or not all(isinstance(x, bool) for x in kept)):
         return "kept must be a list of true/false, one per head"
     H, n = ex.get("H", len(kept) if kept else None), ex.get("heads_kept", sum(kept) if kept else None)
-    if H is not None and (not _whole(H, 1) or kept is not None and H != len(kept)): return f"H={H!r} is not its number of heads"
+    if H is not None and (not _whole(H, 1) or kept is not None and H != len(kept)):
+        return f"H={H!r} is not its number of heads"
     if n is not None and (not _whole(n, 0) or H is not None and n > H or kept is not None and n != sum(kept)):
         return f"heads_kept={n!r}, of H={H} heads"
     m = rec.metric
-    if m is not None and (isinstance(m, bool) or not isinstance(m, (int, float)) or math.isinf(m) or math.isnan(m) and n != 0):
+    number = isinstance(m, (int, float)) and not isinstance(m, bool)
+    if m is not None and (not number or math.isinf(m) or math.isnan(m) and n != 0):
         return f"metric={m!r}: a finite number expected (NaN only where no head is kept)"
-    return None if rec.vote is None or isinstance(rec.vote, bool) else f"vote={rec.vote!r}: true, false or null expected"
+    if rec.vote is None or isinstance(rec.vote, bool): return None
+    return f"vote={rec.vote!r}: true, false or null expected"
 
 def _record(path: Path, body: dict) -> RunRecord:
-    "The record a JSON body read from `path` holds (its scores from the `.npz` beside it), checked against its file's name and for values that cannot be: one line naming the file."
+    """The record a JSON body read from `path` holds (its scores from the `.npz` beside it), checked against its file's
+    name and for values that cannot be: one line naming the file."""
     body, fix = dict(body), "delete it (and its .npz) to make the run anew"
     if bad := sorted(set(body) - _RECORD_FIELDS):
         raise ValueError(f"{path}: not a run record (an unexpected field {bad[0]!r}); {fix}")
     try: key = RunKey(**body.pop("key"))
     except (TypeError, ValueError) as e: raise ValueError(f"{path}: not a run record (its key: {e}); {fix}") from None
     if (path.parent.name, path.name) != (key.task, f"{key.name}.json"):
-        raise ValueError(f"{path}: holds the record of {key.task}/{key.name}, not of this file (renamed, copied or planted?); {fix}")
+        raise ValueError(f"{path}: holds the record of {key.task}/{key.name}, not of this file (renamed, copied or "
+                         f"planted?); {fix}")
     scores = load_sample(path.with_suffix(".npz")) if body.pop("has_scores", False) else None
     rec = RunRecord(key, scores=scores, **body)
     if why := _bad_record(rec): raise ValueError(f"{path}: {why}; {fix}")
@@ -378,14 +398,17 @@ def load_record(folder, key: RunKey) -> RunRecord | None:
     if not path.exists(): return None
     rec = _record(path, _read_json(path))
     if rec.key != key:
-        if (str(path), key) not in _SAID: print(f"{path}: a record of {rec.key}, not of {key}: made anew", file=sys.stderr)
+        if (str(path), key) not in _SAID:
+            print(f"{path}: a record of {rec.key}, not of {key}: made anew", file=sys.stderr)
         _SAID.add((str(path), key)); return None
     return rec
 
 # %% ../nbs/17_runs.ipynb #7a0c0031
 def read_records(folder, keys=None) -> list[RunRecord]:
-    "The records of `keys` under `folder` (None: every `<task>/<name>.json` there), sorted by task and name; other JSON files there (a provenance) are not records; each is checked against its file's name (`_record`)."
-    if keys is not None: return sorted((r for k in keys if (r := load_record(folder, k))), key=lambda r: (r.key.task, r.key.name))
+    """The records of `keys` under `folder` (None: every `<task>/<name>.json` there), sorted by task and name; other
+    JSON files there (a provenance) are not records; each is checked against its file's name (`_record`)."""
+    if keys is not None:
+        return sorted((r for k in keys if (r := load_record(folder, k))), key=lambda r: (r.key.task, r.key.name))
     out = []
     for path in sorted(Path(folder).glob("*/*.json")):
         try: body = json.loads(path.read_text())
@@ -410,13 +433,15 @@ class LocalExecutor:
 EXECUTORS = {"local": LocalExecutor}       # the others (gpus, slurm) live in `executors`, which adds them here
 
 def get_executor(name: str, **opts):
-    "The executor called `name` with options `opts`, each checked by its converter (`OPTIONS`); an error lists the known executors or options."
+    """The executor called `name` with options `opts`, each checked by its converter (`OPTIONS`); an error lists the
+    known executors or options."""
     importlib.import_module("headprune_nb.executors")   # registers gpus and slurm (it imports this module: no static import here)
     if name not in EXECUTORS: raise ValueError(f"unknown executor {name!r}; choose one of {', '.join(EXECUTORS)}")
     cls = EXECUTORS[name]
     if bad := [k for k in opts if k not in cls.OPTIONS]:
         raise ValueError(f"executor {name} has no option {bad[0]!r}; its options: {', '.join(cls.OPTIONS) or 'none'}")
-    return cls(**{k: cls.OPTIONS[k](v) for k, v in opts.items()})          # each converter names its option on a bad value
+    # each converter names its option on a bad value
+    return cls(**{k: cls.OPTIONS[k](v) for k, v in opts.items()})
 
 # %% ../nbs/17_runs.ipynb #7a0c0019
 def made_by() -> dict:
@@ -435,13 +460,17 @@ def lock_path(folder, key: RunKey) -> Path:
     return record_path(folder, key).with_suffix(".lock")
 
 def make_one(run, folder, key: RunKey, said=None, log: str | None = None) -> RunRecord:
-    "`key`'s record: read back, or made by `run(key)` and saved (then passed to `said`, if given), under the key's lock (`key_lock`, which names `log`: a worker's); a lock lost meanwhile fails the key (`store.KeyLost`), nothing written."
+    """`key`'s record: read back, or made by `run(key)` and saved (then passed to `said`, if given), under the key's
+    lock (`key_lock`, which names `log`: a worker's); a lock lost meanwhile fails the key (`store.KeyLost`), nothing
+    written."""
     with key_lock(lock_path(folder, key), note=dict(log=log) if log else None) as held:
         if (rec := load_record(folder, key)) is not None: return rec           # another worker made it meanwhile
         rec = run(key)
         if rec.key != key: raise ValueError(f"the run returned the record of {rec.key}")
-        if why := _bad_record(rec): raise ValueError(f"the run of {key.task}/{key.name} returned a record that cannot be: {why}")
-        held.check()                                                           # taken over meanwhile: the new holder's, not ours
+        if why := _bad_record(rec):
+            raise ValueError(f"the run of {key.task}/{key.name} returned a record that cannot be: {why}")
+        # taken over meanwhile: the new holder's, not ours
+        held.check()
         rec.provenance = dict(made_by(), **rec.provenance); save_record(folder, rec)
         if said: said(rec)
         return rec
@@ -450,18 +479,21 @@ def make_one(run, folder, key: RunKey, said=None, log: str | None = None) -> Run
 EXECUTOR_ENV, WORKER_ENV = "HEADPRUNE_EXECUTOR", "HEADPRUNE_WORKER"
 
 def executor_spec(name: str | None, opts: dict | None = None) -> dict:
-    "The executor `name` (None: local) with `opts`, checked once (an error names the bad name or option): {name, opts}, as `$HEADPRUNE_EXECUTOR` holds it."
+    """The executor `name` (None: local) with `opts`, checked once (an error names the bad name or option): {name,
+    opts}, as `$HEADPRUNE_EXECUTOR` holds it."""
     name, opts = "local" if name is None else name, dict(opts or {})
     get_executor(name, **opts)
     return dict(name=name, opts=opts)
 
 def env_executor() -> dict:
-    "`$HEADPRUNE_EXECUTOR` as {name, opts}, checked (`executor_spec`; unset: local); anything else: a ValueError naming the variable."
+    """`$HEADPRUNE_EXECUTOR` as {name, opts}, checked (`executor_spec`; unset: local); anything else: a ValueError
+    naming the variable."""
     text = os.environ.get(EXECUTOR_ENV) or ""
     if not text: return dict(name="local", opts={})
     try:
         spec = json.loads(text)
-        if not isinstance(spec, dict) or not isinstance(spec.get("name"), str) or not isinstance(spec.get("opts", {}), dict):
+        if not isinstance(spec, dict) or not isinstance(spec.get("name"), str) \
+                or not isinstance(spec.get("opts", {}), dict):
             raise ValueError('expected {"name": "cores", "opts": {"workers": 2}}')
         return executor_spec(spec["name"], spec.get("opts"))
     except ValueError as e: raise ValueError(f"${EXECUTOR_ENV}={text[:80]!r}: {e}; fix it, or unset it") from None

@@ -7,7 +7,8 @@ import numpy as np
 import pytest, torch
 from headprune_nb import store
 from headprune_nb.store import key_lock, lock_holder, write_json, LOCK, KEY_LOCK_STALE
-from headprune_nb.runs import RunKey, RunRecord, Sample, run_grid, save_record, load_record, read_records, record_path, lock_path
+from headprune_nb.runs import (RunKey, RunRecord, Sample, run_grid, save_record, load_record, read_records, record_path,
+                               lock_path)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -64,7 +65,8 @@ def test_a_lock_carries_its_identity(tmp_path, monkeypatch):
     p = tmp_path / "t" / "k.lock"
     with key_lock(p) as held:
         h = lock_holder(p)
-        assert re.fullmatch(r"[0-9a-f]{16}", h["token"]) and h["inode"] == p.stat().st_ino and h["slurm_job_id"] == "4242"
+        assert re.fullmatch(r"[0-9a-f]{16}", h["token"]) and h["inode"] == p.stat().st_ino
+        assert h["slurm_job_id"] == "4242"
         assert h["host"] == socket.gethostname() and h["pid"] == os.getpid() and held.token == h["token"]
 
 
@@ -91,9 +93,9 @@ def test_make_one_writes_no_record_once_its_lock_is_taken_over(tmp_path):
 def test_a_takeover_removes_only_the_lock_it_judged_stale(tmp_path, monkeypatch):
     p = tmp_path / "k.lock"; _other_lock(p, age=KEY_LOCK_STALE + 100)
     real = store._stale
-    def judged(h, age, stale_after):                           # between the judgement and the removal a new holder comes
+    def judged(h, age, stale_after):                  # between the judgement and the removal a new holder comes
         out = real(h, age, stale_after)
-        p.write_text(json.dumps(dict(host="node-c", pid=8, token="c" * 16)))      # (rewritten in place: another file, same name)
+        p.write_text(json.dumps(dict(host="node-c", pid=8, token="c" * 16)))
         tmp = p.with_name("c.tmp"); tmp.write_text(p.read_text()); os.replace(tmp, p)
         return out
     monkeypatch.setattr(store, "_stale", judged)
@@ -115,7 +117,8 @@ def test_a_heartbeat_error_is_said(tmp_path, monkeypatch, capsys):
     with key_lock(p, stale_after=0.3):
         monkeypatch.setattr(os, "utime", stale); time.sleep(0.2); monkeypatch.undo()
     err = capsys.readouterr().err
-    assert f"{p}: the lock's heartbeat failed" in err and "Stale file handle" in err and err.count("heartbeat failed") == 1
+    assert f"{p}: the lock's heartbeat failed" in err and "Stale file handle" in err
+    assert err.count("heartbeat failed") == 1
 
 
 def test_a_failed_write_leaves_no_lock(tmp_path, monkeypatch):
@@ -128,7 +131,8 @@ def test_a_failed_write_leaves_no_lock(tmp_path, monkeypatch):
 
 
 # --- 6. odd lock files: one line naming the file, never a silent wait --------------------------------------------
-@pytest.mark.parametrize("odd, words", [("link", "is a symbolic link, not a lock file"), ("folder", "is a folder, not a lock file")])
+@pytest.mark.parametrize("odd, words", [("link", "is a symbolic link, not a lock file"),
+                                         ("folder", "is a folder, not a lock file")])
 def test_an_odd_lock_file_is_named(tmp_path, odd, words):
     p = tmp_path / "k.lock"
     if odd == "link": p.symlink_to(tmp_path / "nowhere")
@@ -183,7 +187,8 @@ def _with_scores(folder, data) -> RunKey:
 @pytest.mark.parametrize("data", [[1, 5, 0, 1], [1.0, np.nan, 0.0]])
 def test_impossible_per_example_results_are_refused(tmp_path, data):
     k = _with_scores(tmp_path, data)
-    with pytest.raises(ValueError, match=re.escape(f"{record_path(tmp_path, k).with_suffix('.npz')}: not per-example results")):
+    npz = record_path(tmp_path, k).with_suffix(".npz")
+    with pytest.raises(ValueError, match=re.escape(f"{npz}: not per-example results")):
         load_record(tmp_path, k)
 
 def test_a_zip_bomb_is_refused_before_it_is_unpacked(tmp_path, monkeypatch):
@@ -196,13 +201,15 @@ def test_a_zip_bomb_is_refused_before_it_is_unpacked(tmp_path, monkeypatch):
     with pytest.raises(ValueError, match="too large"): load_record(tmp_path, k)
 
 @pytest.mark.parametrize("change, word", [(dict(extra=dict(heads_kept=20, H=8)), "heads_kept=20, of H=8"),
-                                          (dict(metric=float("nan")), "metric=nan"), (dict(surprise=1), "unexpected field 'surprise'"),
+                                          (dict(metric=float("nan")), "metric=nan"),
+                                          (dict(surprise=1), "unexpected field 'surprise'"),
                                           (dict(kept=[1, 0]), "kept must be a list of true/false")])
 def test_impossible_record_values_are_refused(tmp_path, change, word):
     k = RunKey("t", "voita", lam=0.01)
     save_record(tmp_path, RunRecord(k, metric=80.0, extra=dict(heads_kept=5, H=8)))
     write_json(record_path(tmp_path, k), {**json.loads(record_path(tmp_path, k).read_text()), **change})
-    with pytest.raises(ValueError, match=re.escape(f"{record_path(tmp_path, k)}: ") + ".*" + re.escape(word)): load_record(tmp_path, k)
+    with pytest.raises(ValueError, match=re.escape(f"{record_path(tmp_path, k)}: ") + ".*" + re.escape(word)):
+        load_record(tmp_path, k)
 
 def test_distinct_keys_never_share_a_record_file():
     assert RunKey("t", "voita", lam=1e-4).name != RunKey("t", "voita", lam=1.0000001e-4).name
@@ -212,11 +219,13 @@ def test_distinct_keys_never_share_a_record_file():
 
 
 # --- 7. executor options at the edge; one "gone" ------------------------------------------------------------------
-@pytest.mark.parametrize("name, opt, value", [("cores", "workers", "1000000000"), ("cores", "workers", ""), ("cores", "poll", "nan"),
+@pytest.mark.parametrize("name, opt, value", [("cores", "workers", "1000000000"), ("cores", "workers", ""),
+                                               ("cores", "poll", "nan"),
                                                ("cores", "poll", "inf"), ("gpus", "poll", "-1"), ("gpus", "poll", "0")])
 def test_executor_options_are_refused_at_the_edge(tmp_path, capsys, name, opt, value):
-    "Checked before anything else, the experiment's name included (an unknown one here: nothing runs where the check is missing)."
-    code, line = cli(capsys, "reproduce", "no-such-experiment", "--out", str(tmp_path / "o"), "--executor", name, "--executor-opt", f"{opt}={value}")
+    "Checked before anything else, the experiment's name included (an unknown one: nothing runs where no check is)."
+    code, line = cli(capsys, "reproduce", "no-such-experiment", "--out", str(tmp_path / "o"), "--executor", name,
+                     "--executor-opt", f"{opt}={value}")
     assert code == 2 and f"{opt}={value!r}" in line and not (tmp_path / "o").exists()
 
 def test_the_executor_variable_is_checked_before_the_run(tmp_path, capsys, monkeypatch):
@@ -230,7 +239,8 @@ def test_the_executor_variable_is_checked_before_the_run(tmp_path, capsys, monke
 def test_cores_says_why_its_runs_run_here(tmp_path, capsys):
     from headprune_nb.executors import CoresExecutor, ToyRun
     threads = torch.get_num_threads(); torch.set_num_threads(2)
-    try: got = list(CoresExecutor(workers=min(2, os.cpu_count() or 1)).map(ToyRun().run, [RunKey("t", "m", K=K) for K in (1, 2)], tmp_path))
+    keys = [RunKey("t", "m", K=K) for K in (1, 2)]
+    try: got = list(CoresExecutor(workers=min(2, os.cpu_count() or 1)).map(ToyRun().run, keys, tmp_path))
     finally: torch.set_num_threads(threads)
     assert len(got) == 2 and "cores: 2 runs here, one after another: " in capsys.readouterr().err
 
@@ -239,7 +249,7 @@ def test_gpus_waits_for_a_key_another_live_process_holds(tmp_path, sleeper, monk
     real = subprocess.Popen                                      # workers that end at once, making nothing
     monkeypatch.setattr(executors.subprocess, "Popen", lambda cmd, **kw: real([sys.executable, "-c", "pass"], **kw))
     k = RunKey("t", "m", K=1); lock = lock_path(tmp_path, k); lock.parent.mkdir()
-    lock.write_text(json.dumps(dict(host=socket.gethostname(), pid=sleeper, token="a" * 16)))   # another submission's live worker
+    lock.write_text(json.dumps(dict(host=socket.gethostname(), pid=sleeper, token="a" * 16)))   # another's live worker
     got = executors.GpusExecutor(devices="cpu", poll=0.05).map(executors.ToyRun().run, [k], tmp_path)
     out = []; t = threading.Thread(target=lambda: out.append(next(got)), daemon=True); t.start(); t.join(1.5)
     assert t.is_alive(), f"a key another live process holds was failed: {out}"
@@ -255,7 +265,7 @@ def test_every_executor_asks_one_gone(tmp_path):
     k, g = RunKey("t", "m", K=1), executors.Gone(tmp_path, grace=0.3)
     lock = lock_path(tmp_path, k); lock.parent.mkdir(); lock.write_text(json.dumps(dict(host="node-b", pid=1)))
     assert g(k, ended=True) is False; lock.unlink()
-    assert g(k, ended=True) is False                    # its holder was on another host: its record may show late on NFS
+    assert g(k, ended=True) is False                    # its holder was on another host: its record may show late
     time.sleep(0.35); assert g(k, ended=True) is True
 
 def test_a_killed_cores_submission_leaves_no_grid_folder(tmp_path):
@@ -276,8 +286,10 @@ def saved(tmp_path):
 
 @pytest.mark.parametrize("change, word", [
     (dict(num_attention_heads=0), "num_attention_heads=0"), (dict(head_dim=10**9), "head_dim=1000000000"),
-    (dict(headprune_kept=[0, 1]), "headprune_kept must map"), (dict(headprune_kept={"bert.encoder.layer.0.attention.self": [9]}), "headprune_kept["),
-    (dict(architectures=["pipeline"]), "architectures=['pipeline']"), (dict(architectures=["AutoModel"]), "architectures=['AutoModel']"),
+    (dict(headprune_kept=[0, 1]), "headprune_kept must map"),
+    (dict(headprune_kept={"bert.encoder.layer.0.attention.self": [9]}), "headprune_kept["),
+    (dict(architectures=["pipeline"]), "architectures=['pipeline']"),
+    (dict(architectures=["AutoModel"]), "architectures=['AutoModel']"),
     (dict(vocab_size=200_000, hidden_size=512), "parameters, more than model.safetensors")])
 def test_a_crafted_config_is_refused_naming_its_key(saved, change, word):
     from headprune_nb.prune import load_pruned
@@ -292,7 +304,7 @@ def test_a_model_folders_python_never_runs(tmp_path, monkeypatch):
                                       "class EvilConfig(PretrainedConfig): model_type = 'evil'\n")
     (tmp_path / "config.json").write_text(json.dumps(dict(model_type="evil", architectures=["BertModel"],
                                                           auto_map={"AutoConfig": "evil.EvilConfig"})))
-    monkeypatch.setattr("builtins.input", lambda *a: "y")                          # a user answering transformers' prompt
+    monkeypatch.setattr("builtins.input", lambda *a: "y")                # a user answering transformers' prompt
     with pytest.raises(ValueError, match=re.escape(str(tmp_path / "config.json"))): load_model(str(tmp_path))
     assert not marker.exists()
 
@@ -304,7 +316,8 @@ def test_every_auto_from_pretrained_refuses_remote_code():
         for n in ast.walk(ast.parse(text)):
             if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "from_pretrained" \
                     and isinstance(n.func.value, ast.Name) and n.func.value.id.startswith("Auto"):
-                calls.append((f.name, n.lineno, any(k.arg == "trust_remote_code" and getattr(k.value, "value", None) is False for k in n.keywords)))
+                no = [k for k in n.keywords if k.arg == "trust_remote_code" and getattr(k.value, "value", 1) is False]
+                calls.append((f.name, n.lineno, bool(no)))
     assert calls and all(ok for *_, ok in calls), [c for c in calls if not c[2]]
 
 
@@ -336,7 +349,8 @@ def test_per_text_scores_are_written_whole_and_checked(tmp_path):
     np.save(path, np.array([[1.0, np.nan], [2.0, 3.0]]))
     with pytest.raises(ValueError, match=re.escape(f"{path}: not per-text scores")): llm_exp._nll(tmp_path, key)
     llm_exp._save_nll(path, np.array([[1.0, 2.0], [2.0, 3.0]]))
-    assert llm_exp._nll(tmp_path, key).score() == pytest.approx(np.exp(3.0 / 5.0)) and sorted(p.name for p in path.parent.iterdir()) == [path.name]
+    assert llm_exp._nll(tmp_path, key).score() == pytest.approx(np.exp(3.0 / 5.0))
+    assert sorted(p.name for p in path.parent.iterdir()) == [path.name]
 
 def test_save_for_transformers_clears_gates_and_fills_an_empty_folder(tmp_path):
     "As save_pruned: gates still set are cleared, so the model in memory is the model saved."
@@ -349,15 +363,17 @@ def test_save_for_transformers_clears_gates_and_fills_an_empty_folder(tmp_path):
     set_head_gates(m, g)
     (tmp_path / "out").mkdir()
     save_for_transformers(m, tmp_path / "out")
-    back, ids = AutoModelForCausalLM.from_pretrained(tmp_path / "out", trust_remote_code=False).eval(), torch.tensor([[3, 4, 5, 6]])
+    back = AutoModelForCausalLM.from_pretrained(tmp_path / "out", trust_remote_code=False)
+    ids = torch.tensor([[3, 4, 5, 6]])
     with torch.no_grad(): assert torch.allclose(m(input_ids=ids).logits, back(input_ids=ids).logits, atol=1e-5)
 
 def test_report_does_not_trust_a_verdict_column_or_a_back_dated_rule(tmp_path):
     from headprune_nb.report import claim_rows, rule_status, rule_key, RULE_COLS, registered_rules
     from headprune_nb.store import write_csv
     d = tmp_path / "michel2019_speed"
-    write_csv(d / "claims.csv", [dict(claim="c", task="", ours="x", verdict="supported", lo=-3.0, hi=-1.0, seeds=6, point=-2.0,
-                                      rule="claim: speed-up (%) > 5; supported if the interval lies above 5, contradicted ...")])
+    rule = "claim: speed-up (%) > 5; supported if the interval lies above 5, contradicted ..."
+    write_csv(d / "claims.csv", [dict(claim="c", task="", ours="x", verdict="supported", lo=-3.0, hi=-1.0, seeds=6,
+                                      point=-2.0, rule=rule)])
     (row,) = [r for r in claim_rows([("michel2019_speed", "cpu", d)]) if r["claim"] == "c"]
     assert row["verdict"].startswith("damaged: verdict 'supported' does not follow")
     head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
@@ -366,7 +382,8 @@ def test_report_does_not_trust_a_verdict_column_or_a_back_dated_rule(tmp_path):
     rules = {rule_key(r): [dict(r, commit=head, registered_utc="2000-01-01T00:00:00Z")]}
     assert rule_status(r, rules, "2026-01-01T00:00:00Z")[1].startswith("back-dated")
     write_csv(tmp_path / "rules.csv", [{("registered" if k == "registered_utc" else k): "" for k in RULE_COLS}])
-    with pytest.raises(ValueError, match=r"rules.csv has no 'registered_utc' column"): registered_rules(tmp_path / "rules.csv")
+    with pytest.raises(ValueError, match=r"rules.csv has no 'registered_utc' column"):
+        registered_rules(tmp_path / "rules.csv")
 
 def test_cli_messages_name_the_real_cause(capsys, tmp_path):
     code, line = cli(capsys, "bench", "--model", "tiny-bert", "--batch-sizes", "1", "--out", "/proc/x.csv")

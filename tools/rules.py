@@ -44,10 +44,11 @@ def main(argv=None):
     return 0
 
 def cli(argv=None) -> int:
-    "`main`, a damaged rules.csv, claims.csv or --planned file answered with one line naming it (exit 2), never a traceback."
+    "`main`; a damaged rules.csv, claims.csv or --planned file: one line naming it (exit 2), never a traceback."
     try: return main(argv)
     except (ValueError, KeyError, OSError) as e:
-        print(f"tools/rules.py: error: {f'no {e.args[0]!r} field (a damaged file?)' if isinstance(e, KeyError) else e}", file=sys.stderr)
+        why = f"no {e.args[0]!r} field (a damaged file?)" if isinstance(e, KeyError) else e
+        print(f"tools/rules.py: error: {why}", file=sys.stderr)
         return 2
 
 if __name__ == "__main__": sys.exit(cli())
