@@ -232,14 +232,10 @@ def _save_marks(path: Path) -> list[tuple[Path, dict, Path, Path]]:
     return out
 
 def _gone(said: dict) -> bool:
-    """Whether the process a save mark names is gone: on this host, and no longer running (on another host: not known,
-    so not gone)."""
+    "Whether the process a save mark names is gone: on this host and not running (elsewhere: not known, so not gone)."
     import socket
-    if said.get("host") != socket.gethostname(): return False
-    try: os.kill(said["pid"], 0)
-    except ProcessLookupError: return True
-    except OSError: pass
-    return False
+    from headprune_nb.store import _alive
+    return said.get("host") == socket.gethostname() and isinstance(said.get("pid"), int) and not _alive(said["pid"])
 
 def recover_saved(path) -> Path:
     """Undo what a `save_pruned` into `path` killed midway left beside it, once its process is gone: only folders
