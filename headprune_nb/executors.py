@@ -165,7 +165,7 @@ def _visible_gpus() -> list[str]:
     return [str(i) for i in range(n)]
 
 def _devices(v) -> list[str]:
-    # (converted: as it is)
+    # (a list: already converted by `get_executor`)
     ds = [str(d).strip() for d in (v if isinstance(v, list) else str(v).split(",")) if str(d).strip()]
     if not ds or any(d != "cpu" and not d.isdigit() for d in ds):
         raise ValueError(f"devices={v!r}: give GPU numbers or cpu, comma-separated (0,1 or cpu,cpu)")
@@ -190,7 +190,7 @@ def _why(grid, folder, key, log) -> str:
             f"log: {said.get('log') or held.get('log') or log}")
 
 # %% ../nbs/18_executors.ipynb #e18c0025
-# s a key looks gone before it counts as failed, where its holder was on another host (NFS `acdirmax`)
+# seconds a key looks gone before it counts as failed, where its holder was on another host (NFS `acdirmax`)
 GONE_GRACE = 60.0
 
 class Gone:
@@ -227,7 +227,7 @@ class GpusExecutor:
         try:
             while watch.todo:
                 ended = all(p.poll() is not None for p in procs.values())
-                # another's key: waited for
+                # a key another live process holds: waited for
                 yield from watch.poll(lambda k: gone(k, ended), lambda k: _why(grid, folder, k, logs))
                 time.sleep(self.poll)
         finally:

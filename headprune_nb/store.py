@@ -451,7 +451,7 @@ def _remove_if(path: Path, meant) -> bool:
     try: os.link(aside, path)
     except FileExistsError:
         print(f"{path}: a lock moved aside ({holder_text(body, 0)}) could not go back, a newer one is "
-                                  "there: its holder fails its key", file=sys.stderr, flush=True)
+              "there: its holder fails its key", file=sys.stderr, flush=True)
     # no hard links here: a rename back, where the path is still free
     except OSError:
         if not os.path.lexists(path): os.rename(aside, path); return False
@@ -504,9 +504,8 @@ class _Heartbeat(threading.Thread):
         said = None
         while not self.done.wait(self.every):
             try:
-                # looked at once more:
+                # not ours: looked at once more a moment later (a breaker may have it aside to check it)
                 if not self.key.here() and not (self.done.wait(min(self.every, 0.2)) or self.key.here()):
-                    # a breaker may have it aside a moment
                     self.key.lost = "gone or replaced"
                     print(f"{self.key.path}: our lock is gone or replaced (taken over); this key's run fails",
                           file=sys.stderr, flush=True)
@@ -515,7 +514,7 @@ class _Heartbeat(threading.Thread):
             except OSError as e:
                 if str(e) != said:
                     print(f"{self.key.path}: the lock's heartbeat failed ({e}); trying again every {self.every:g} s",
-                                          file=sys.stderr, flush=True)
+                          file=sys.stderr, flush=True)
                 said = str(e)
 
 # %% ../nbs/00_store.ipynb #5a1c0004
