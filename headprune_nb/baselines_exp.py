@@ -63,9 +63,10 @@ def _train(run: BaselineRun, r, key: RunKey) -> tuple[str, float, dict]:
     return metric, m[metric], m
 
 # %% ../nbs/98_baselines_exp.ipynb #98000011
-def baseline_table(folder, seed: int) -> list[dict]:
-    "The rows of every `baseline` record of `seed` under `folder`, in the order the records were made."
-    recs = [r for r in read_records(folder) if r.key.method == "baseline" and r.key.seed == seed]
+def baseline_table(folder, keys) -> list[dict]:
+    """The rows of the `baseline` records of `keys` (a grid's: no other JSON in the folder counts) under `folder`, in
+    the order they were made."""
+    recs = [r for r in read_records(folder, keys) if r.key.method == "baseline"]
     return [r.extra["row"] for r in sorted(recs, key=lambda r: r.provenance.get("finished_utc", ""))]
 
 # %% ../nbs/98_baselines_exp.ipynb #98000014

@@ -4,7 +4,7 @@
 
 # %% ../nbs/91_cli.ipynb #2244eada
 from __future__ import annotations
-import argparse, errno, json, os, sys
+import argparse, errno, json, os, sys, tempfile
 from pathlib import Path
 
 # %% auto #0
@@ -135,12 +135,13 @@ def _option(text: str) -> tuple[str, str]:
 
 def cmd_reproduce(args) -> int:
     from headprune_nb.reproduce import run_experiment, run_all, parse_param, get_experiment, executor_for
-    from headprune_nb.runs import EXECUTOR_ENV
+    from headprune_nb.runs import EXECUTOR_ENV, env_executor
     if args.all == bool(args.name): raise ValueError("name one experiment, or pass --all (not both)")
     params = dict(parse_param(p) for p in args.param)
     command = "headprune " + " ".join(sys.argv[1:])
     if spec := executor_for(args.name or "all", args.profile, args.executor, dict(_option(o) for o in args.executor_opt)):
         os.environ[EXECUTOR_ENV] = json.dumps(spec)    # the notebooks' kernels inherit it: each grid runs there
+    else: env_executor()                               # one set in the environment: checked here, not after training
     if args.dry_run: return _dry_run(args, params, command)
     if args.all:
         status = run_all(args.profile, params, args.out, force=args.force, command=command)
@@ -171,13 +172,19 @@ def _batch_sizes(text):
     return sizes
 
 def _check_out_file(path) -> None:
-    "Refuse an output file path that cannot be written (a folder, under a file, no permission), before any work."
+    """Refuse an output file path that cannot be written (a folder, under a file, no permission, a folder where no file
+    can be made), before any work."""
     p = Path(path)
     if p.is_dir(): raise ValueError(f"--out {p} is a folder; give a file name (e.g. {p / 'bench.csv'})")
     up = p.parent
     while not up.exists() and up != up.parent: up = up.parent
     if not up.is_dir(): raise ValueError(f"--out {p}: {up} is a file, not a folder; choose another path")
     if not os.access(up, os.W_OK | os.X_OK): raise ValueError(f"--out {p}: no permission to write in {up}; choose another path")
+    # what the write will do (/proc: no file can be made)
+    try: fd, probe = tempfile.mkstemp(prefix=".headprune-probe-", dir=up)
+    except OSError as e:
+        raise ValueError(f"--out {p}: no file can be written in {up} ({e.strerror}); choose another path") from None
+    os.close(fd); os.unlink(probe)
 
 def _check_device(name: str) -> None:
     "Refuse a torch device this machine does not have, with the fix."
@@ -200,6 +207,7 @@ def cmd_bench(args) -> None:
                          ("--repeats", args.repeats, 1), ("--max-repeats", args.max_repeats, 1)):
         if v is not None and v < low: raise ValueError(f"{flag} must be at least {low}; got {v}")
     if not 0 < args.keep_fraction <= 1: raise ValueError(f"--keep-fraction must be in (0, 1]; got {args.keep_fraction}")
+    if not 0 <= args.seed < 2**32: raise ValueError(f"--seed must be from 0 to {2**32 - 1}; got {args.seed}")
     if args.out: _check_out_file(args.out)                 # before the benchmark, not after
     _check_device(args.device)
     try: model = load_model(args.model, args.seed).to(args.device)
@@ -218,19 +226,19 @@ def cmd_bench(args) -> None:
         rows = [dict(r, heads_kept=K, heads=H, params_shrinkage_pct=res["params_shrinkage_pct"],
                      size_shrinkage_pct=res["size_shrinkage_pct"]) for r in res["rows"]]
     print(markdown_table(rows))
-    if "wall_h_8gpu" not in rows[0]:
-        print("\nWall-clock hours at 1, 8 and 64 GPUs (one run per GPU at a time, `reproduce.wall_hours`): not in this table yet; a dry "
-              "run adds them (headprune reproduce --all --profile full --dry-run --out D, then copy D/full_cost.csv to reproduce/)")
-    else: print("\nwall_h_<n>gpu: wall-clock hours on n GPUs, one run per GPU at a time (never less than the largest run)")
     if args.out: write_csv(args.out, rows)
 
 # %% ../nbs/91_cli.ipynb #1c6f1632
 def _import_target(args):
     if bool(args.out) == bool(args.as_recipe): raise ValueError("give either --out DIR or --as PROFILE/TASK")
     if args.out: return Path(args.out), None
-    from headprune_nb.recipes import find_recipe, model_dir
+    from headprune_nb.recipes import find_recipe, model_dir, MT_RECIPES
     profile, _, task = args.as_recipe.partition("/")
-    r = find_recipe(profile, task)
+    known = ", ".join(f"{p}/{t}" for p, ts in MT_RECIPES.items() for t in ts)
+    if not task:
+        raise ValueError(f"--as {args.as_recipe}: give PROFILE/TASK, a translation recipe: {known}")
+    try: r = find_recipe(profile, task)
+    except KeyError: raise ValueError(f"--as {args.as_recipe}: no such recipe; translation recipes: {known}") from None
     if not hasattr(r, "corpus"): raise ValueError(f"{args.as_recipe} is a classification recipe; a fairseq translation "
                                                   "model can only replace a translation baseline")
     out = model_dir(profile, task)

@@ -4,17 +4,17 @@
 
 # %% ../nbs/18_executors.ipynb #e18c0002
 from __future__ import annotations
-import ctypes, importlib, importlib.util, json, math, os, re, shutil, signal, subprocess, sys, time, traceback
+import ctypes, importlib, importlib.util, json, math, os, re, shutil, signal, socket, subprocess, sys, time, traceback
 from dataclasses import dataclass, asdict
 from pathlib import Path
 from .runs import (RunKey, EXECUTORS, LocalExecutor, WORKER_ENV, make_one, load_record, record_path, lock_path)
-from .store import write_json, utc_now, lock_stale, lock_holder, open_here
+from .store import write_json, utc_now, lock_stale, lock_holder, open_here, _alive
 from fastcore.basics import patch_to
 
 # %% auto #0
-__all__ = ['GRIDS', 'RunSpec', 'spec_of', 'runs_here', 'ToyRun', 'grid_path', 'write_grid', 'read_grid', 'failure_path', 'work',
-           'work_keys', 'minutes', 'positive', 'seconds', 'text', 'GpusExecutor', 'seed_first', 'CoresExecutor',
-           'GridTask', 'squeue_states', 'SlurmExecutor']
+__all__ = ['GRIDS', 'GONE_GRACE', 'RunSpec', 'spec_of', 'runs_here', 'ToyRun', 'grid_path', 'write_grid', 'read_grid',
+           'failure_path', 'work', 'work_keys', 'minutes', 'positive', 'seconds', 'text', 'Gone', 'GpusExecutor',
+           'seed_first', 'at_most_cores', 'CoresExecutor', 'sweep_grids', 'GridTask', 'squeue_states', 'SlurmExecutor']
 
 # %% ../nbs/18_executors.ipynb #e18c0005
 def _json_same(x):
@@ -141,11 +141,12 @@ def positive(name):
     return conv
 
 def seconds(name):
-    "A converter of option `name` to a positive number of seconds."
+    """A converter of option `name` to a positive, finite number of seconds (not NaN: a poll of 0 would busy-wait, inf
+    never look)."""
     def conv(v):
         try: x = float(v)
         except (TypeError, ValueError): x = 0.0
-        if not x > 0: raise ValueError(f"{name}={v!r}: give a positive number of seconds")
+        if not 0 < x < math.inf: raise ValueError(f"{name}={v!r}: give a positive, finite number of seconds")
         return x
     return conv
 
@@ -164,7 +165,8 @@ def _visible_gpus() -> list[str]:
     return [str(i) for i in range(n)]
 
 def _devices(v) -> list[str]:
-    ds = [d.strip() for d in str(v).split(",") if d.strip()]
+    # (a list: already converted by `get_executor`)
+    ds = [str(d).strip() for d in (v if isinstance(v, list) else str(v).split(",")) if str(d).strip()]
     if not ds or any(d != "cpu" and not d.isdigit() for d in ds):
         raise ValueError(f"devices={v!r}: give GPU numbers or cpu, comma-separated (0,1 or cpu,cpu)")
     return ds
@@ -187,12 +189,28 @@ def _why(grid, folder, key, log) -> str:
     return (f"{said.get('error', 'ended without its record (killed, cancelled or out of time)')}; "
             f"log: {said.get('log') or held.get('log') or log}")
 
+# %% ../nbs/18_executors.ipynb #e18c0025
+# seconds a key looks gone before it counts as failed, where its holder was on another host (NFS `acdirmax`)
+GONE_GRACE = 60.0
+
+class Gone:
+    """Whether no one will make a key any more (see above): `gone(key, ended)`, `ended` saying that its makers have
+    ended."""
+    def __init__(self, folder, grace: float = GONE_GRACE):
+        self.folder, self.grace, self.since, self.local = folder, grace, {}, set()
+    def __call__(self, key, ended: bool) -> bool:
+        p = lock_path(self.folder, key)
+        if lock_holder(p).get("host") == socket.gethostname(): self.local.add(key)
+        if not ended or not _free(self.folder, key): self.since.pop(key, None); return False
+        now = time.monotonic()
+        return now - self.since.setdefault(key, now) >= (0.0 if key in self.local else self.grace)
+
 # %% ../nbs/18_executors.ipynb #e18c0014
 class GpusExecutor:
     "One worker process per device (see above)."
     OPTIONS = dict(devices=_devices, poll=seconds("poll"))
     def __init__(self, devices=None, poll=0.5):
-        self.devices, self.poll = _devices(devices) if devices is not None else None, float(poll)
+        self.devices, self.poll = _devices(devices) if devices is not None else None, seconds("poll")(poll)
 
     def map(self, run, keys, folder):
         "Yield (key, record or None, None or the error) as each key's record appears or its worker ends without it."
@@ -205,11 +223,12 @@ class GpusExecutor:
             cmd = [sys.executable, "-c", "import sys; from headprune_nb.executors import work; "
                    f"sys.exit(work(sys.argv[1], claim=True, log={str(log)!r}))", str(grid)]
             with open(log, "w") as f: procs[log] = subprocess.Popen(cmd, env=env, stdout=f, stderr=subprocess.STDOUT)
-        watch, logs = _Watch(keys, folder, grid), ", ".join(map(str, procs))
+        watch, logs, gone = _Watch(keys, folder, grid), ", ".join(map(str, procs)), Gone(folder)
         try:
             while watch.todo:
                 ended = all(p.poll() is not None for p in procs.values())
-                yield from watch.poll(lambda k: ended, lambda k: _why(grid, folder, k, logs))
+                # a key another live process holds: waited for
+                yield from watch.poll(lambda k: gone(k, ended), lambda k: _why(grid, folder, k, logs))
                 time.sleep(self.poll)
         finally:
             for p in procs.values():
@@ -259,21 +278,41 @@ def _forked_worker(run, folder, keys, grid: Path, log: Path, parent: int) -> Non
 
 
 # %% ../nbs/18_executors.ipynb #e18c0034
+def at_most_cores(name):
+    "A converter of option `name` to a positive int no larger than this machine's usable cores (`_cores`)."
+    def conv(v):
+        n = positive(name)(v)
+        if n > _cores():
+            raise ValueError(f"{name}={v!r}: at most {_cores()}, the cores this process may use (more workers than "
+                             "cores only wait)")
+        return n
+    return conv
+
 class CoresExecutor:
     "Forked worker processes on this machine's cores, one per core, where torch runs one thread (see above)."
-    OPTIONS = dict(workers=positive("workers"), poll=seconds("poll"))
-    def __init__(self, workers=None, poll=0.1): self.workers, self.poll = workers and positive("workers")(workers), float(poll)
+    OPTIONS = dict(workers=at_most_cores("workers"), poll=seconds("poll"))
+    def __init__(self, workers=None, poll=0.1):
+        self.workers, self.poll = None if workers is None else at_most_cores("workers")(workers), seconds("poll")(poll)
 
     def n_workers(self, n_keys: int) -> int:
         "Workers for `n_keys` keys: `workers`, else the usable cores (at least 1)."
         return max(1, min(n_keys, self.workers or _cores()))
 
-    def forks(self, n: int) -> bool:
-        "Whether `n` workers can be forked safely here (see above); else the keys run in this process."
+    def why_here(self, n: int) -> str | None:
+        "Why `n` workers are not forked here (see above), in words: the keys then run in this process; None: they are."
         import torch
         from headprune_nb.store import _KEYS_HELD
-        return (n > 1 and hasattr(os, "fork") and torch.get_num_threads() == 1 and not _KEYS_HELD
-                and not torch.cuda.is_initialized())
+        if n < 2: return "one worker (one key, one core, or workers=1)"
+        if not hasattr(os, "fork"): return "no os.fork on this system"
+        if torch.get_num_threads() != 1:
+            return (f"torch runs {torch.get_num_threads()} threads here (OpenMP hangs a forked child): "
+                    "set OMP_NUM_THREADS=1, or torch.set_num_threads(1), to fork")
+        if _KEYS_HELD: return "a grid inside a run (this process holds a key)"
+        return "CUDA is initialised in this process" if torch.cuda.is_initialized() else None
+
+    def forks(self, n: int) -> bool:
+        "Whether `n` workers can be forked safely here (`why_here`)."
+        return self.why_here(n) is None
 
 
 # %% ../nbs/18_executors.ipynb #e18c0035
@@ -299,9 +338,13 @@ def map(self, run, keys, folder):
     alone = getattr(getattr(run, "__self__", run), "alone", lambda k: False)
     side, last = [k for k in keys if not alone(k)], [k for k in keys if alone(k)]
     n = self.n_workers(len(side))
-    if not self.forks(n): yield from LocalExecutor().map(run, keys, folder); return
+    if why := self.why_here(n):
+        print(f"cores: {len(keys)} runs here, one after another: {why}", file=sys.stderr, flush=True)
+        yield from LocalExecutor().map(run, keys, folder); return
     grid, pids, me = grid_path(folder), {}, os.getpid()
-    grid.parent.mkdir(parents=True)
+    sweep_grids(folder); grid.parent.mkdir(parents=True)
+    # a killed submission's folder: `sweep_grids`
+    write_json(grid.parent / "owner.json", dict(host=socket.gethostname(), pid=me))
     print(f"cores: {n} workers for {len(side)} runs" + (f", then {len(last)} timed here" if last else ""), file=sys.stderr)
     sys.stdout.flush(); sys.stderr.flush()               # nothing buffered here is written twice by a child
     ended, failed = set(), 0
@@ -317,7 +360,8 @@ def map(self, run, keys, folder):
                 finally: os._exit(1)
             pids[pid] = log
         watch, logs = _Watch(side, folder, grid), ", ".join(map(str, pids.values()))
-        gone = lambda k: len(ended) == len(pids) and _free(folder, k)   # a key another live process holds: wait for it
+        # a key another live process holds: waited for
+        left = Gone(folder); gone = lambda k: left(k, len(ended) == len(pids))
         while watch.todo:
             ended |= {p for p in pids if p not in ended and os.waitpid(p, os.WNOHANG)[0] == p}
             for key, rec, err in watch.poll(gone, lambda k: _why(grid, folder, k, logs)):
@@ -327,6 +371,20 @@ def map(self, run, keys, folder):
     finally: _end(set(pids) - ended)
     yield from LocalExecutor().map(run, last, folder)
 
+
+# %% ../nbs/18_executors.ipynb #e18c0037
+def sweep_grids(folder) -> list[Path]:
+    """Remove the grid folders (`<folder>/.grids/<stamp>/`) of `cores` submissions killed before they ended: their
+    submitter (`owner.json`) was on this host and is gone, and no key failed in them (a failure's logs are kept).
+    The folders removed."""
+    out = []
+    for own in Path(folder).resolve().glob(f"{GRIDS}/*/owner.json"):
+        try: h = json.loads(own.read_text())
+        except (OSError, ValueError): continue
+        pid = h.get("pid") if isinstance(h, dict) and h.get("host") == socket.gethostname() else None
+        if isinstance(pid, int) and not _alive(pid) and not (own.parent / "failed").exists():
+            shutil.rmtree(own.parent, ignore_errors=True); out.append(own.parent)
+    return out
 
 # %% ../nbs/18_executors.ipynb #e18c0017
 class GridTask:
@@ -394,11 +452,11 @@ def map(self, run, keys, folder):
     task_of = {fresh[i]: t for t, ix in chunks.items() for i in ix}
     print(f"slurm: job array {job}, {len(chunks)} task(s) for {len(fresh)} run(s), {len(keys) - len(fresh)} already running; "
           f"logs: {grid.parent / 'slurm'}", file=sys.stderr, flush=True)
-    watch, said, failed = _Watch(keys, folder, grid), None, 0
+    watch, said, failed, left = _Watch(keys, folder, grid), None, 0, Gone(folder)
     try:
         while watch.todo:
             states = squeue_states(job) if job else {}
-            gone = lambda k: states is not None and (task_of[k] not in states if k in task_of else not held(k))
+            gone = lambda k: states is not None and left(k, task_of[k] not in states if k in task_of else True)
             why = lambda k: _why(grid, folder, k, logs[task_of[k]] if k in task_of else earlier[k])
             for key, rec, err in watch.poll(gone, why):
                 failed += err is not None; yield key, rec, err

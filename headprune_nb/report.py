@@ -4,7 +4,7 @@
 
 # %% ../nbs/92_report.ipynb #026b1a4c
 from __future__ import annotations
-import base64, html, json, os, re, time
+import base64, functools, html, json, os, re, time
 from pathlib import Path
 import headprune_nb
 from .reproduce import (EXPERIMENTS, PROFILES, reproduce_dir, results_dir, committed_dir, USER_RESULTS, read_csv,
@@ -13,12 +13,28 @@ from .verdicts import verdict_kind, verdict_counts, verdict_word
 
 
 # %% auto #0
-__all__ = ['REPORTED', 'RERUN', 'PAPERS', 'RULES', 'RULE_COLS', 'POWER_PLAN', 'STYLE', 'CLAIM_COLS', 'check_profiles',
-           'finished_results', 'published_claims', 'claim_rows', 'inside_band', 'three_way_claims', 'side_by_side',
-           'paper_of', 'claim_evidence', 'decided_by', 'budget_moves', 'claim_counts', 'chance_of', 'chance_line',
-           'holm_rows', 'rule_key', 'registered_rules', 'results_seen', 'budget_seen', 'rule_status', 'rule_rows',
-           'stats_blocks', 'power_blocks', 'to_markdown', 'to_html', 'report_blocks', 'default_report_dir',
-           'build_report']
+__all__ = ['REPORTED', 'RERUN', 'PAPERS', 'RULES', 'RULE_COLS', 'POWER_PLAN', 'STYLE', 'CLAIM_COLS', 'checked_verdict',
+           'check_profiles', 'finished_results', 'published_claims', 'claim_rows', 'inside_band', 'three_way_claims',
+           'side_by_side', 'paper_of', 'claim_evidence', 'decided_by', 'budget_moves', 'claim_counts', 'chance_of',
+           'chance_line', 'holm_rows', 'commit_time', 'believed', 'rule_key', 'registered_rules', 'results_seen',
+           'budget_seen', 'rule_status', 'rule_rows', 'stats_blocks', 'power_blocks', 'to_markdown', 'to_html',
+           'report_blocks', 'default_report_dir', 'build_report']
+
+# %% ../nbs/92_report.ipynb #360b8f9a
+_PLAIN_RULE = re.compile(r"claim: .* ([<>]) (\S+); supported if the interval lies")
+
+def checked_verdict(c: dict) -> str:
+    """A claims.csv row's verdict (`verdict_kind`), unless the row's own interval and rule (a '>' or '<' rule) cannot
+    give it: then 'damaged: ...' (a verdict column is not taken on trust)."""
+    v, m = verdict_kind(c), _PLAIN_RULE.match(str(c.get("rule", "")))
+    try: lo, hi, t = float(c.get("lo")), float(c.get("hi")), float(m[2]) if m else None
+    except (TypeError, ValueError): return v
+    if t is None or verdict_word(v) not in ("supported", "contradicted"): return v
+    # lo, hi stored to 3 digits
+    side = (lo > t - 1e-3, hi <= t + 1e-3) if m[1] == ">" else (hi < t + 1e-3, lo >= t - 1e-3)
+    if side[verdict_word(v) == "contradicted"]: return v
+    return (f"damaged: verdict {verdict_word(v)!r} does not follow from its interval [{lo:g}, {hi:g}] and rule "
+            f"({m[1]} {t:g}); run it again")
 
 # %% ../nbs/92_report.ipynb #360b8f9c
 REPORTED = ("cpu", "full")          # smoke results are plumbing checks: reported only when asked for
@@ -74,7 +90,7 @@ def claim_rows(found, profiles=None) -> list[dict]:
                 continue
             for c in ours:
                 rows.append(dict(experiment=name, profile=profile, claim=c["claim"], task=c.get("task", ""),
-                                 ours=c.get("ours", ""), verdict=verdict_kind(c), **claim_evidence(c),
+                                 ours=c.get("ours", ""), verdict=checked_verdict(c), **claim_evidence(c),
                                  paper=str(c.get("paper") or c.get("paper_value") or ""), of_paper=c.get("of_paper") or "",
                                  **{k: c.get(k, "") for k in ("point", "lo", "hi")}))
             if not ours and (d is not None or not any((name, p) in ran for p in profiles)):
@@ -233,6 +249,25 @@ def holm_rows(found) -> list[dict]:
                             budget=r.get("budget", "") if r.get("phase") == "budget" else "", p=r["p"], verdict=v, holm=h))
     return out
 
+# %% ../nbs/92_report.ipynb #st0code0
+@functools.lru_cache(maxsize=None)
+def commit_time(commit: str) -> str | None:
+    """When `commit` was made (UTC, as rules.csv writes times), from git; None: git does not know it here (no
+    repository, a shallow clone)."""
+    import subprocess
+    try: out = subprocess.run(["git", "-C", str(reproduce_dir()), "show", "-s", "--format=%ct", str(commit), "--"],
+                              capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError): return None
+    t = out.stdout.strip().splitlines()[:1]
+    if out.returncode != 0 or not t or not t[0].isdigit(): return None
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(int(t[0])))
+
+def believed(x: dict) -> bool:
+    """Whether a rules.csv row's `registered_utc` can be true: not before the commit it names was made (registering
+    names HEAD), where git knows it."""
+    made = commit_time(x.get("commit", ""))
+    return made is None or str(x.get("registered_utc", "")) >= made
+
 # %% ../nbs/92_report.ipynb #st0code2
 RULES = "rules.csv"            # reproduce/rules.csv: every claim's rule as registered (tools/rules.py)
 RULE_COLS = ("experiment", "profile", "task", "claim", "budget", "rule", "plan", "commit", "registered_utc")
@@ -245,7 +280,11 @@ def rule_key(r: dict) -> tuple:
 def registered_rules(path: Path | None = None) -> dict:
     "{rule_key: [rows]} of the rules file (none: empty)."
     p, out = path or reproduce_dir() / RULES, {}
-    for r in (read_csv(p) if p.exists() else []): out.setdefault(rule_key(dict(r, phase="budget" if r.get("budget") else "")), []).append(r)
+    rows = read_csv(p) if p.exists() else []
+    if rows and (miss := [k for k in RULE_COLS if k not in rows[0]]):
+        raise ValueError(f"{p} has no {miss[0]!r} column (its header: {', '.join(rows[0])}); "
+                         f"restore it: {','.join(RULE_COLS)}")
+    for r in rows: out.setdefault(rule_key(dict(r, phase="budget" if r.get("budget") else "")), []).append(r)
     return out
 
 def results_seen(d: Path) -> str | None:
@@ -268,8 +307,11 @@ def budget_seen(d: Path, task: str, budget) -> str | None:
 
 def rule_status(r: dict, rules: dict, seen: str | None) -> tuple[str, str]:
     "(status, registered): 'registered before the results' only if this very rule text was registered before `seen`; else 'rule written after the results'."
-    regs = sorted((x for x in rules.get(rule_key(r), []) if x["rule"] == r.get("rule", "")), key=lambda x: x["registered_utc"])
-    if not regs: return "rule written after the results", "not registered"
+    same = [x for x in rules.get(rule_key(r), []) if x["rule"] == r.get("rule", "")]
+    regs = sorted((x for x in same if believed(x)), key=lambda x: x["registered_utc"])
+    if not regs:
+        why = "back-dated (registered_utc before its commit)" if same else "not registered"
+        return "rule written after the results", why
     when = f"{regs[0]['registered_utc']} at {regs[0]['commit'][:10]}"
     return ("rule registered before the results" if seen and regs[0]["registered_utc"] < seen else "rule written after the results"), when
 

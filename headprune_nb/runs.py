@@ -4,9 +4,9 @@
 
 # %% ../nbs/17_runs.ipynb #7a0c0003
 from __future__ import annotations
-import contextlib, functools, importlib, json, math, os, sys, tempfile, time
+import contextlib, functools, importlib, json, math, numbers, os, re, sys, tempfile, time, zipfile
 from collections import Counter
-from dataclasses import dataclass, field, asdict, replace
+from dataclasses import dataclass, field, fields, asdict, replace
 from pathlib import Path
 import numpy as np
 import torch
@@ -14,13 +14,13 @@ from tqdm.auto import tqdm
 from .store import write_json, utc_now, _git_commit, machine_info, cached_tensor, folder_lock, key_lock
 
 # %% auto #0
-__all__ = ['SEEDS', 'BUDGETS', 'EXECUTORS', 'EXECUTOR_ENV', 'WORKER_ENV', 'HEAD_SCANS', 'ngram_stats', 'bleu_from_stats',
-           'Sample', 'correct_per_example', 'bleu_sample', 'task_scorer', 'score_masked', 'save_sample', 'load_sample',
-           'sample_of', 'sample_made', 'cached_sample', 'phase_limit', 'phase_plan', 'baseline_of', 'recipe_index',
-           'SeedRuns', 'RunKey', 'RunRecord', 'record_path', 'plain', 'save_record', 'load_record', 'read_records',
-           'GridFailed', 'LocalExecutor', 'get_executor', 'made_by', 'lock_path', 'make_one', 'executor_spec',
-           'use_executor', 'default_executor', 'run_grid', 'head_scan_path', 'cached_head_scan', 'fit_key',
-           'fit_record', 'fit_signals']
+__all__ = ['SAMPLE_MAX_BYTES', 'SEEDS', 'BUDGETS', 'RECORD_MAX_BYTES', 'EXECUTORS', 'EXECUTOR_ENV', 'WORKER_ENV', 'HEAD_SCANS',
+           'ngram_stats', 'bleu_from_stats', 'Sample', 'correct_per_example', 'bleu_sample', 'task_scorer',
+           'score_masked', 'save_sample', 'load_sample', 'sample_of', 'sample_made', 'cached_sample', 'phase_limit',
+           'phase_plan', 'baseline_of', 'recipe_index', 'SeedRuns', 'RunKey', 'RunRecord', 'record_path', 'plain',
+           'save_record', 'load_record', 'read_records', 'GridFailed', 'LocalExecutor', 'get_executor', 'made_by',
+           'lock_path', 'make_one', 'executor_spec', 'env_executor', 'use_executor', 'default_executor', 'run_grid',
+           'head_scan_path', 'cached_head_scan', 'fit_key', 'fit_record', 'fit_signals']
 
 # %% ../nbs/17_runs.ipynb #10eded8e
 def ngram_stats(hyp: str, ref: str, order: int = 4) -> list[int]:
@@ -47,6 +47,16 @@ def bleu_from_stats(stats) -> np.ndarray:
         bp = np.where(hyp < ref, np.exp(1 - ref / np.where(hyp > 0, hyp, 1)), 1.0)
     return np.where(ok, bp * np.exp(logp), 0.0)
 
+def _bad_data(kind: str, d: np.ndarray) -> str | None:
+    """What makes `d` impossible as per-example results of `kind` (None: nothing): accuracy a 0 or 1 per example; BLEU
+    [n, 10] whole counts >= 0, matches at most the n-grams."""
+    if d.dtype.kind not in "biuf": return f"numbers expected, got dtype {d.dtype}"
+    if kind == "accuracy":
+        return None if d.ndim == 1 and np.isin(d, (0, 1)).all() else "each must be 0 or 1 (one per example)"
+    if d.ndim != 2 or d.shape[1] != 10: return f"shape [n, 10] expected, got {list(d.shape)}"
+    if not np.isfinite(d).all() or (d < 0).any() or (d != np.round(d)).any(): return "whole counts >= 0 expected"
+    return "more matched n-grams than n-grams" if (d[:, 2:6] > d[:, 6:10]).any() else None
+
 @dataclass(frozen=True)
 class Sample:
     "One model's per-example results: kind 'accuracy' (data: 0/1 per example) or 'bleu' (data: [n, 10] per-sentence statistics)."
@@ -56,6 +66,7 @@ class Sample:
     def __post_init__(self):
         if self.kind not in ("accuracy", "bleu"): raise ValueError(f"Sample kind must be 'accuracy' or 'bleu', got {self.kind!r}")
         if len(self.data) == 0: raise ValueError("no evaluation examples")
+        if why := _bad_data(self.kind, np.asarray(self.data)): raise ValueError(f"{self.kind} per example: {why}")
 
     def __len__(self): return len(self.data)
 
@@ -121,10 +132,36 @@ def save_sample(path, s: Sample, of: str | None = None) -> Path:
                  **({} if of is None else {"of": np.array(of)}))
     return Path(path)
 
+# 256 MiB: what one array of a sample file may unpack to (an evaluation set's is a few MB)
+SAMPLE_MAX_BYTES = 1 << 28
+
+def _npz_sizes(path) -> None:
+    """Refuse an .npz an array of which would unpack past `SAMPLE_MAX_BYTES` (a zip bomb), or past what its member
+    holds, from the headers: before anything is allocated."""
+    heads = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
+    with zipfile.ZipFile(path) as z:
+        if len(z.infolist()) > 16: raise ValueError(f"{len(z.infolist())} arrays")
+        for m in z.infolist():
+            if m.file_size > SAMPLE_MAX_BYTES:
+                raise ValueError(f"{m.filename}: too large ({m.file_size} bytes unpacked)")
+            with z.open(m) as f:
+                version = np.lib.format.read_magic(f)
+                if version not in heads: raise ValueError(f"{m.filename}: .npy format {version}")
+                shape, _, dtype = heads[version](f)
+            if dtype.hasobject or math.prod(shape) * dtype.itemsize > m.file_size:
+                raise ValueError(f"{m.filename}: shape {shape} larger than its data")
+
 def _read_sample(path) -> tuple[Sample, str | None]:
-    "(sample, what it is a sample of or None) from a file written by `save_sample`, opened once, no pickle."
-    with np.load(Path(path), allow_pickle=False) as z:
-        return Sample(str(z["kind"]), z["data"]), (str(z["of"]) if "of" in z.files else None)
+    """(sample, what it is a sample of or None) from a file written by `save_sample`, opened once, no pickle, sizes
+    checked first (`_npz_sizes`); anything else: a ValueError naming the file."""
+    try:
+        _npz_sizes(path)
+        with np.load(Path(path), allow_pickle=False) as z:
+            return Sample(str(z["kind"]), z["data"]), (str(z["of"]) if "of" in z.files else None)
+    except (ValueError, KeyError, EOFError, OSError, zipfile.BadZipFile) as e:
+        if isinstance(e, OSError) and e.filename: raise
+        raise ValueError(f"{path}: not per-example results of save_sample ({type(e).__name__}: {str(e)[:160]}); "
+                         "delete it and its record (.json) to make the run anew") from None
 
 def load_sample(path) -> Sample:
     "Read a `Sample` written by `save_sample` (no pickle)."
@@ -211,6 +248,18 @@ class SeedRuns:
 
 
 # %% ../nbs/17_runs.ipynb #7a0c0011
+_WORD = re.compile(r"[A-Za-z0-9][\w.+-]*")
+
+def _whole(v, low: int) -> bool:
+    "Whether `v` is a whole number (not a bool) of at least `low`."
+    return isinstance(v, numbers.Integral) and not isinstance(v, bool) and low <= v < 2**63
+
+def _lam_name(lam) -> str:
+    """lambda as a record's name writes it: 6 digits (`:g`) where they give lambda exactly, else every digit (two
+    lambdas, two files)."""
+    g = f"{lam:g}"
+    return g if float(g) == lam else repr(float(lam))
+
 @dataclass(frozen=True)
 class RunKey:
     "What decides one run of a grid (see above)."
@@ -223,12 +272,32 @@ class RunKey:
     variant: str | None = None
     base: str | None = None
 
+    def __post_init__(self):
+        "Each field checked, one line naming it: task and method name a folder and a file, the numbers decide a run."
+        for f in ("task", "method"):
+            if not isinstance(v := getattr(self, f), str) or not _WORD.fullmatch(v):
+                raise ValueError(f"RunKey {f}={v!r}: give a word of letters, digits, '_', '.', '+' or '-' "
+                                 "(it names a folder or file)")
+        for f, low in (("K", 0), ("seed", 0), ("budget", 1)):
+            if (v := getattr(self, f)) is None and f != "seed": continue
+            if not _whole(v, low):
+                none = "" if f == "seed" else ", or None"
+                raise ValueError(f"RunKey {f}={v!r}: give a whole number >= {low}{none}")
+            object.__setattr__(self, f, int(v))
+        lam = self.lam
+        real = isinstance(lam, numbers.Real) and not isinstance(lam, bool)
+        if lam is not None and (not real or not math.isfinite(lam) or lam < 0):
+            raise ValueError(f"RunKey lam={lam!r}: give a finite number >= 0, or None")
+        if bad := [f for f in ("variant", "base") if not isinstance(getattr(self, f), (str, type(None)))]:
+            raise ValueError(f"RunKey {bad[0]}={getattr(self, bad[0])!r}: give a string, or None")
+
     @property
     def name(self) -> str:
-        "The record's file name: `<method>[-K<K>][-lam<lam>]-seed<s>[-steps<b>]`."
+        """The record's file name: `<method>[-K<K>][-lam<lam>]-seed<s>[-steps<b>]` (`_lam_name`: distinct keys,
+        distinct names)."""
         k = f"-K{self.K}" if self.K is not None else ""
-        lam = f"-lam{self.lam:g}" if self.lam is not None else ""
-        return f"{self.method}{k}{lam}-seed{self.seed}" + (f"-steps{self.budget}" if self.budget else "")
+        lam = f"-lam{_lam_name(self.lam)}" if self.lam is not None else ""
+        return f"{self.method}{k}{lam}-seed{self.seed}" + (f"-steps{self.budget}" if self.budget is not None else "")
 
 # %% ../nbs/17_runs.ipynb #7a0c0013
 @dataclass
@@ -272,32 +341,75 @@ def save_record(folder, rec: RunRecord, scores_there: bool = False) -> Path:
     return write_json(path, dict(body, has_scores=rec.scores is not None or scores_there))
 
 # %% ../nbs/17_runs.ipynb #7a0c0015
+RECORD_MAX_BYTES = 1 << 24       # 16 MiB: a record is a few kB
+_SAID: set = set()               # (file, key) pairs already said to be made anew (a grid polls its records)
+_RECORD_FIELDS = {"key", "has_scores"} | {f.name for f in fields(RunRecord) if f.name != "scores"}
+
 def _read_json(path: Path) -> dict:
-    try: body = json.loads(path.read_text())
-    except (ValueError, UnicodeDecodeError) as e: body = e
+    "The JSON object of a record file (bounded in size); anything else: a ValueError naming the file and the fix."
+    try:
+        if path.stat().st_size > RECORD_MAX_BYTES:
+            raise ValueError(f"{path.stat().st_size} bytes, larger than any record")
+        body = json.loads(path.read_text())
+    except (ValueError, UnicodeDecodeError, RecursionError) as e: body = e
     if not isinstance(body, dict) or not isinstance(body.get("key"), dict):
         raise ValueError(f"{path}: not a run record ({body if isinstance(body, Exception) else 'no key'}); delete it "
                          "and run again to make the run anew")
     return body
 
+def _bad_record(rec: RunRecord) -> str | None:
+    """What makes `rec`'s values impossible (None: nothing): kept booleans, heads_kept within 0..H, metric a number
+    (NaN only where no head is kept), vote a bool."""
+    if not all(isinstance(getattr(rec, f), dict) for f in ("gates", "timings", "extra", "provenance")):
+        return "gates, timings, extra and provenance must be JSON objects"
+    kept, ex = rec.kept, rec.extra
+    if kept is not None and (not isinstance(kept, list) or not kept or not all(isinstance(x, bool) for x in kept)):
+        return "kept must be a list of true/false, one per head"
+    H, n = ex.get("H", len(kept) if kept else None), ex.get("heads_kept", sum(kept) if kept else None)
+    if H is not None and (not _whole(H, 1) or kept is not None and H != len(kept)):
+        return f"H={H!r} is not its number of heads"
+    if n is not None and (not _whole(n, 0) or H is not None and n > H or kept is not None and n != sum(kept)):
+        return f"heads_kept={n!r}, of H={H} heads"
+    m = rec.metric
+    number = isinstance(m, (int, float)) and not isinstance(m, bool)
+    if m is not None and (not number or math.isinf(m) or math.isnan(m) and n != 0):
+        return f"metric={m!r}: a finite number expected (NaN only where no head is kept)"
+    if rec.vote is None or isinstance(rec.vote, bool): return None
+    return f"vote={rec.vote!r}: true, false or null expected"
+
 def _record(path: Path, body: dict) -> RunRecord:
-    "The record a JSON body read from `path` holds (its scores from the `.npz` beside it)."
-    body = dict(body); key = RunKey(**body.pop("key"))
+    """The record a JSON body read from `path` holds (its scores from the `.npz` beside it), checked against its file's
+    name and for values that cannot be: one line naming the file."""
+    body, fix = dict(body), "delete it (and its .npz) to make the run anew"
+    if bad := sorted(set(body) - _RECORD_FIELDS):
+        raise ValueError(f"{path}: not a run record (an unexpected field {bad[0]!r}); {fix}")
+    try: key = RunKey(**body.pop("key"))
+    except (TypeError, ValueError) as e: raise ValueError(f"{path}: not a run record (its key: {e}); {fix}") from None
+    if (path.parent.name, path.name) != (key.task, f"{key.name}.json"):
+        raise ValueError(f"{path}: holds the record of {key.task}/{key.name}, not of this file (renamed, copied or "
+                         f"planted?); {fix}")
     scores = load_sample(path.with_suffix(".npz")) if body.pop("has_scores", False) else None
-    return RunRecord(key, scores=scores, **body)
+    rec = RunRecord(key, scores=scores, **body)
+    if why := _bad_record(rec): raise ValueError(f"{path}: {why}; {fix}")
+    return rec
 
 def load_record(folder, key: RunKey) -> RunRecord | None:
-    "`key`'s record under `folder`, or None: none there, or one of another variant or baseline (said on stderr)."
+    "`key`'s record under `folder`, or None: none there, or one of another variant or baseline (said once on stderr)."
     path = record_path(folder, key)
     if not path.exists(): return None
     rec = _record(path, _read_json(path))
     if rec.key != key:
-        print(f"{path}: a record of {rec.key}, not of {key}: made anew", file=sys.stderr); return None
+        if (str(path), key) not in _SAID:
+            print(f"{path}: a record of {rec.key}, not of {key}: made anew", file=sys.stderr)
+        _SAID.add((str(path), key)); return None
     return rec
 
 # %% ../nbs/17_runs.ipynb #7a0c0031
-def read_records(folder) -> list[RunRecord]:
-    "Every record under `folder` (`<task>/<name>.json`), sorted by task and name; other JSON files there (a provenance) are not records."
+def read_records(folder, keys=None) -> list[RunRecord]:
+    """The records of `keys` under `folder` (None: every `<task>/<name>.json` there), sorted by task and name; other
+    JSON files there (a provenance) are not records; each is checked against its file's name (`_record`)."""
+    if keys is not None:
+        return sorted((r for k in keys if (r := load_record(folder, k))), key=lambda r: (r.key.task, r.key.name))
     out = []
     for path in sorted(Path(folder).glob("*/*.json")):
         try: body = json.loads(path.read_text())
@@ -322,13 +434,15 @@ class LocalExecutor:
 EXECUTORS = {"local": LocalExecutor}       # the others (gpus, slurm) live in `executors`, which adds them here
 
 def get_executor(name: str, **opts):
-    "The executor called `name` with options `opts`, each checked; an error lists the known executors or options."
+    """The executor called `name` with options `opts`, each checked by its converter (`OPTIONS`); an error lists the
+    known executors or options."""
     importlib.import_module("headprune_nb.executors")   # registers gpus and slurm (it imports this module: no static import here)
     if name not in EXECUTORS: raise ValueError(f"unknown executor {name!r}; choose one of {', '.join(EXECUTORS)}")
     cls = EXECUTORS[name]
     if bad := [k for k in opts if k not in cls.OPTIONS]:
         raise ValueError(f"executor {name} has no option {bad[0]!r}; its options: {', '.join(cls.OPTIONS) or 'none'}")
-    return cls(**opts)
+    # each converter names its option on a bad value
+    return cls(**{k: cls.OPTIONS[k](v) for k, v in opts.items()})
 
 # %% ../nbs/17_runs.ipynb #7a0c0019
 def made_by() -> dict:
@@ -347,11 +461,17 @@ def lock_path(folder, key: RunKey) -> Path:
     return record_path(folder, key).with_suffix(".lock")
 
 def make_one(run, folder, key: RunKey, said=None, log: str | None = None) -> RunRecord:
-    "`key`'s record: read back, or made by `run(key)` and saved (then passed to `said`, if given), under the key's lock (`key_lock`, which names `log`: a worker's)."
-    with key_lock(lock_path(folder, key), note=dict(log=log) if log else None):
+    """`key`'s record: read back, or made by `run(key)` and saved (then passed to `said`, if given), under the key's
+    lock (`key_lock`, which names `log`: a worker's); a lock lost meanwhile fails the key (`store.KeyLost`), nothing
+    written."""
+    with key_lock(lock_path(folder, key), note=dict(log=log) if log else None) as held:
         if (rec := load_record(folder, key)) is not None: return rec           # another worker made it meanwhile
         rec = run(key)
         if rec.key != key: raise ValueError(f"the run returned the record of {rec.key}")
+        if why := _bad_record(rec):
+            raise ValueError(f"the run of {key.task}/{key.name} returned a record that cannot be: {why}")
+        # taken over meanwhile: the new holder's, not ours
+        held.check()
         rec.provenance = dict(made_by(), **rec.provenance); save_record(folder, rec)
         if said: said(rec)
         return rec
@@ -360,24 +480,37 @@ def make_one(run, folder, key: RunKey, said=None, log: str | None = None) -> Run
 EXECUTOR_ENV, WORKER_ENV = "HEADPRUNE_EXECUTOR", "HEADPRUNE_WORKER"
 
 def executor_spec(name: str | None, opts: dict | None = None) -> dict:
-    "The executor `name` with `opts`, checked once (an error names the bad name or option): {name, opts}, as `$HEADPRUNE_EXECUTOR` holds it."
-    opts = {k: v for k, v in (opts or {}).items()}
-    get_executor(name or "local", **opts)
-    return dict(name=name or "local", opts=opts)
+    """The executor `name` (None: local) with `opts`, checked once (an error names the bad name or option): {name,
+    opts}, as `$HEADPRUNE_EXECUTOR` holds it."""
+    name, opts = "local" if name is None else name, dict(opts or {})
+    get_executor(name, **opts)
+    return dict(name=name, opts=opts)
+
+def env_executor() -> dict:
+    """`$HEADPRUNE_EXECUTOR` as {name, opts}, checked (`executor_spec`; unset: local); anything else: a ValueError
+    naming the variable."""
+    text = os.environ.get(EXECUTOR_ENV) or ""
+    if not text: return dict(name="local", opts={})
+    try:
+        spec = json.loads(text)
+        if not isinstance(spec, dict) or not isinstance(spec.get("name"), str) \
+                or not isinstance(spec.get("opts", {}), dict):
+            raise ValueError('expected {"name": "cores", "opts": {"workers": 2}}')
+        return executor_spec(spec["name"], spec.get("opts"))
+    except ValueError as e: raise ValueError(f"${EXECUTOR_ENV}={text[:80]!r}: {e}; fix it, or unset it") from None
 
 def use_executor(name: str | dict | None = None, opts: dict | None = None) -> dict:
     "Make `name` (with `opts`; or a dict {name, opts}) this process's default executor and its kernels' (None: keep `$HEADPRUNE_EXECUTOR`, or local)."
     if isinstance(name, dict): name, opts = name.get("name"), name.get("opts")
-    if name is None: return json.loads(os.environ.get(EXECUTOR_ENV) or '{"name": "local", "opts": {}}')
+    if name is None: return env_executor()
     spec = executor_spec(name, opts); os.environ[EXECUTOR_ENV] = json.dumps(spec)
     return spec
 
 def default_executor():
     "The executor of a grid that names none (see above)."
     if os.environ.get(WORKER_ENV): return LocalExecutor()
-    try: spec = json.loads(os.environ.get(EXECUTOR_ENV) or '{"name": "local"}')
-    except ValueError: raise ValueError(f"${EXECUTOR_ENV} is not JSON ({os.environ[EXECUTOR_ENV]!r}): unset it") from None
-    return get_executor(spec["name"], **spec.get("opts", {}))
+    spec = env_executor()
+    return get_executor(spec["name"], **spec["opts"])
 
 # %% ../nbs/17_runs.ipynb #7a0c001a
 def _one_file_each(folder, keys) -> None:

@@ -4,18 +4,34 @@
 
 # %% ../nbs/00_store.ipynb #5f0e1a03
 from __future__ import annotations
-import contextlib, csv, errno, io, json, os, platform, socket, subprocess, sys, tempfile, threading, time
+import contextlib, csv, errno, io, json, os, platform, secrets, socket, stat, subprocess, sys, tempfile, threading, time
 from pathlib import Path
 import headprune_nb
 
 # %% auto #0
-__all__ = ['DRY_RUN_ENV', 'DRY_RUN_LOG', 'DRY_RUN_CAPS', 'PRECISION_ENV', 'PRECISION_NAMES', 'GPU_PROFILES', 'LOCK',
-           'KEY_LOCK_STALE', 'dry_run', 'dry_cap', 'open_here', 'dry_note', 'DryBatches', 'dry_batches', 'dry_replay',
-           'dry_notes', 'check_precision', 'run_precision', 'umask_mode', 'naming', 'atomic_file', 'write_atomic',
-           'save_figure', 'write_csv', 'write_json', 'read_csv', 'other_tasks_rows', 'write_task_provenance',
-           'finish_provenance', 'put_row', 'cached_tensor', 'tensors_digest', 'read_json', 'blank', 'in_file_order',
-           'write_table', 'FolderBusy', 'folder_lock', 'machine_info', 'utc_now', 'provenance', 'KeyBusy',
-           'lock_holder', 'lock_stale', 'key_lock', 'markdown_table', 'pivot']
+__all__ = ['LOCK', 'DRY_RUN_ENV', 'DRY_RUN_LOG', 'DRY_RUN_CAPS', 'PRECISION_ENV', 'PRECISION_NAMES', 'GPU_PROFILES',
+           'KEY_LOCK_STALE', 'KEY_LOCK_GRACE', 'SLURM_JOB_ENV', 'no_link_below', 'dry_run', 'dry_cap', 'open_here',
+           'dry_note', 'DryBatches', 'dry_batches', 'dry_replay', 'dry_notes', 'check_precision', 'run_precision',
+           'current_umask', 'umask_mode', 'naming', 'fsync_path', 'atomic_file', 'write_atomic', 'save_figure',
+           'write_csv', 'write_json', 'read_csv', 'other_tasks_rows', 'write_task_provenance', 'finish_provenance',
+           'put_row', 'cached_tensor', 'tensors_digest', 'read_json', 'blank', 'in_file_order', 'write_table',
+           'FolderBusy', 'folder_lock', 'machine_info', 'utc_now', 'provenance', 'KeyBusy', 'KeyLost', 'lock_holder',
+           'lock_oddity', 'lock_stale', 'holder_text', 'HeldKey', 'key_lock', 'markdown_table', 'pivot']
+
+# %% ../nbs/00_store.ipynb #5f0e1b02
+LOCK = ".headprune.lock"      # the file of `folder_lock`: a folder holding it is a results folder
+
+def no_link_below(path) -> Path:
+    """`path`, after checking that no folder on its way below a results folder (one holding `LOCK`) is a symbolic link:
+    a link is refused, naming it."""
+    p = Path(os.path.abspath(path)); cur, inside = Path(p.anchor), False
+    for name in p.parts[1:-1]:
+        inside = inside or os.path.isfile(cur / LOCK)
+        cur = cur / name
+        if inside and os.path.islink(cur):
+            raise ValueError(f"{cur} is a symbolic link to a folder inside a results folder; headprune never writes "
+                             "through one: remove the link (or give the run another folder)")
+    return Path(path)
 
 # %% ../nbs/00_store.ipynb #b308b129
 DRY_RUN_ENV, DRY_RUN_LOG = "HEADPRUNE_DRY_RUN", "dry_run.jsonl"
@@ -36,8 +52,9 @@ def dry_cap(value, what: str):
     return DRY_RUN_CAPS[what] if value is None else min(value, DRY_RUN_CAPS[what])
 
 def open_here(path, flags: int) -> int:
-    "`os.open` that never follows a symbolic link at `path` (a run writes only inside its folder): a link is refused, naming it."
-    try: return os.open(path, flags | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o666)
+    """`os.open` that never follows a symbolic link at `path`, nor a linked folder under a results folder
+    (`no_link_below`): a link is refused, naming it."""
+    try: return os.open(no_link_below(path), flags | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o666)
     except OSError as e:
         if e.errno != errno.ELOOP: raise
         raise ValueError(f"{path} is a symbolic link; headprune writes only inside its folders and never through a link: "
@@ -100,10 +117,22 @@ def run_precision(default: str = "fp32") -> str:
     return p
 
 # %% ../nbs/00_store.ipynb #6f6a31dc
+_UMASK = threading.Lock()
+
+def current_umask() -> int:
+    """This process's umask, read without changing it (Linux: /proc/self/status); elsewhere set and restored under a
+    lock, 077 meanwhile (never looser)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"): return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError): pass
+    with _UMASK:
+        mask = os.umask(0o077); os.umask(mask)
+    return mask
+
 def umask_mode(path, mode: int = 0o666) -> Path:
     "Give `path` the mode a plain `open` would have (`mode` less the umask): `mkstemp` creates files 0600."
-    mask = os.umask(0); os.umask(mask)
-    os.chmod(path, mode & ~mask)
+    os.chmod(path, mode & ~current_umask())
     return Path(path)
 
 @contextlib.contextmanager
@@ -118,14 +147,26 @@ def naming(path):
         raise OSError(errno.EIO, f"writing failed ({str(e).splitlines()[0][:120]}); a full disk does this: free some "
                       "space or choose another disk", str(path)) from None
 
+def fsync_path(path, folder: bool = False) -> None:
+    """Flush `path` (a file, or with `folder` a folder: a rename in it) to the disk; a file system that cannot (some
+    network ones) is let be."""
+    try: fd = os.open(path, (os.O_RDONLY if folder else os.O_RDWR) | getattr(os, "O_CLOEXEC", 0))
+    except OSError: return
+    try: os.fsync(fd)
+    except OSError: pass
+    finally: os.close(fd)
+
 @contextlib.contextmanager
 def atomic_file(path, suffix: str = ""):
-    "Yield a temporary file beside `path` to write; when the block ends it replaces `path` (a rename: a symbolic link at `path` is replaced, its target untouched) with the mode the umask gives. A failed write is removed and names `path` (`naming`)."
-    path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
+    """Yield a temporary file beside `path` to write; when the block ends it is flushed to the disk and replaces `path`
+    (a rename: a symbolic link at `path` is replaced, its target untouched) with the mode the umask gives. Never
+    through a linked folder under a results folder (`no_link_below`). A failed write is removed and names `path`
+    (`naming`)."""
+    path = no_link_below(path); path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix, dir=path.parent); os.close(fd)
     try:
         with naming(path): yield Path(tmp)
-        umask_mode(tmp); os.replace(tmp, path)
+        umask_mode(tmp); fsync_path(tmp); os.replace(tmp, path); fsync_path(path.parent, folder=True)
     except BaseException:
         Path(tmp).unlink(missing_ok=True); raise
 
@@ -255,8 +296,6 @@ def write_table(path, rows: list[dict], tasks) -> list[dict]:
     return rows
 
 # %% ../nbs/00_store.ipynb #726c36c8
-LOCK = ".headprune.lock"
-
 class FolderBusy(RuntimeError):
     "Another process holds the folder's lock."
 
@@ -331,17 +370,35 @@ def _dry_run_record() -> dict:
                              "pretrained ones are unreachable; its numbers mean nothing")) if dry_run() else {}
 
 # %% ../nbs/00_store.ipynb #5a1c0002
-KEY_LOCK_STALE = 600.0       # seconds without a heartbeat after which another node may take a key's lock over
-_KEYS_HELD: set = set()      # the key locks this process holds (a run asking for its own key would wait for ever)
+KEY_LOCK_STALE = 600.0       # seconds without a heartbeat after which a holder on another host is taken to be gone
+# seconds a new lock file may name no holder yet (its holder between the create and the write)
+KEY_LOCK_GRACE = 5.0
+SLURM_JOB_ENV = "SLURM_JOB_ID"
+# path -> the key lock this process holds there (a run asking for its own key would wait for ever)
+_KEYS_HELD: dict = {}
 
 class KeyBusy(RuntimeError):
     "A key's lock is held by a live holder (`key_lock(..., wait=False)`)."
 
+class KeyLost(RuntimeError):
+    """This process's key lock was taken over or removed while it held it: the key's run fails, its record is not
+    written."""
+
+def _read_lock(path) -> tuple[dict, tuple | None, float]:
+    """(what the lock file at `path` says, its (inode, device), its age in s), read through one descriptor; ({}, None,
+    0) when none is there."""
+    try: fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError: return {}, None, 0.0
+    try:
+        st = os.fstat(fd)
+        try: body = json.loads(os.read(fd, 1 << 16) or b"null")
+        except (OSError, ValueError): body = None
+    finally: os.close(fd)
+    return (body if isinstance(body, dict) else {}), (st.st_ino, st.st_dev), time.time() - st.st_mtime
+
 def lock_holder(path: Path) -> dict:
-    "What a lock file says of its holder ({} while it is being written, or when gone)."
-    try: body = json.loads(path.read_text())
-    except (OSError, ValueError): return {}
-    return body if isinstance(body, dict) else {}
+    "What a lock file says of its holder ({} while it is being written, when gone, or when it is no lock file)."
+    return _read_lock(path)[0]
 
 def _alive(pid: int) -> bool:
     try: os.kill(pid, 0)
@@ -349,17 +406,61 @@ def _alive(pid: int) -> bool:
     except PermissionError: pass
     return True
 
-def lock_stale(path, stale_after: float = KEY_LOCK_STALE) -> bool:
-    "Whether the lock at `path` is stale: its holder a dead pid on this host, or its heartbeat older than `stale_after` s."
-    path, h = Path(path), lock_holder(Path(path))
-    try: age = time.time() - path.stat().st_mtime
-    except FileNotFoundError: return False                       # released meanwhile: not stale, just free
-    if h.get("host") == socket.gethostname() and isinstance(h.get("pid"), int) and not _alive(h["pid"]): return True
+def _stale(h: dict, age: float, stale_after: float) -> bool:
+    """Whether a lock saying `h`, last refreshed `age` s ago, is stale: a dead pid on this host (a live one never),
+    else an old heartbeat."""
+    if h.get("host") == socket.gethostname() and isinstance(h.get("pid"), int): return not _alive(h["pid"])
     return age > stale_after
 
+def lock_oddity(path) -> str | None:
+    """What sits at a lock's `path` that is no lock file (a link, a folder, ...), in words; None: a plain file, or
+    nothing."""
+    try: mode = os.lstat(path).st_mode
+    except OSError: return None
+    if stat.S_ISLNK(mode): return "a symbolic link, not a lock file"
+    return "a folder, not a lock file" if stat.S_ISDIR(mode) else None if stat.S_ISREG(mode) else "not a regular file"
+
+def lock_stale(path, stale_after: float = KEY_LOCK_STALE) -> bool:
+    """Whether the lock at `path` is no live holder's: stale (`_stale`), or no lock file at all (`key_lock` then names
+    it); False when none is there."""
+    h, ident, age = _read_lock(path)
+    if lock_oddity(path): return True
+    return ident is not None and _stale(h, age, stale_after)
+
+def holder_text(h: dict, age: float, stale_after: float = KEY_LOCK_STALE) -> str:
+    """A lock's holder in words (pid, host, Slurm job, log); a file naming none: a process starting, or after
+    `KEY_LOCK_GRACE` s what to do."""
+    if not h:
+        if age < KEY_LOCK_GRACE: return "a process starting"
+        return (f"no one: it names no holder (empty or not JSON, {age:.0f} s old; "
+                f"taken over once {stale_after:.0f} s old, or remove it)")
+    job = f", Slurm job {h['slurm_job_id']}" if h.get("slurm_job_id") else ""
+    return f"pid {h.get('pid')} on {h.get('host')}{job}" + (f" (log: {h['log']})" if h.get("log") else "")
+
 # %% ../nbs/00_store.ipynb #5a1c0003
+def _remove_if(path: Path, meant) -> bool:
+    """Remove the lock file at `path` if `meant(body, identity)` holds for it: renamed aside first (atomic), judged
+    there, removed; a file not meant is linked back (never over a newer lock). True: removed."""
+    aside = path.with_name(f"{path.name}.{secrets.token_hex(6)}.aside")
+    try: os.rename(path, aside)
+    except FileNotFoundError: return False
+    body, ident, _ = _read_lock(aside)
+    if meant(body, ident):
+        aside.unlink(missing_ok=True); return True
+    # another's lock: back in place, unless a newer one is there now
+    try: os.link(aside, path)
+    except FileExistsError:
+        print(f"{path}: a lock moved aside ({holder_text(body, 0)}) could not go back, a newer one is "
+              "there: its holder fails its key", file=sys.stderr, flush=True)
+    # no hard links here: a rename back, where the path is still free
+    except OSError:
+        if not os.path.lexists(path): os.rename(aside, path); return False
+    aside.unlink(missing_ok=True)
+    return False
+
 def _take_over(path: Path, stale_after: float) -> bool:
-    "Remove the stale lock at `path`, one breaker at a time (an `O_EXCL` `.break` file); True: removed."
+    """Remove the stale lock at `path`, one breaker at a time (an `O_EXCL` `.break` file), only if it is still the very
+    file judged stale; True: removed."""
     brk = path.with_name(path.name + ".break")
     try: os.close(os.open(brk, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
     except FileExistsError:
@@ -368,39 +469,98 @@ def _take_over(path: Path, stale_after: float) -> bool:
         except FileNotFoundError: pass
         return False
     try:
-        if not lock_stale(path, stale_after): return False        # judged again, alone: taken or released meanwhile
-        print(f"{path}: a stale lock ({lock_holder(path) or 'no holder written'}): taken over", file=sys.stderr)
-        path.unlink(missing_ok=True); return True
+        h, ident, age = _read_lock(path)                          # judged again, alone: taken or released meanwhile
+        if ident is None or not _stale(h, age, stale_after): return False
+        print(f"{path}: a stale lock ({holder_text(h, age, stale_after)}): taken over", file=sys.stderr, flush=True)
+        return _remove_if(path, lambda b, i: (b, i) == (h, ident))
     finally: brk.unlink(missing_ok=True)
 
+# %% ../nbs/00_store.ipynb #5a1c000b
+class HeldKey:
+    """A key lock this process holds: its path, open descriptor, token and (inode, device); `lost` says why it is no
+    longer ours."""
+    def __init__(self, path: Path, fd: int, token: str):
+        st = os.fstat(fd)
+        self.path, self.fd, self.token, self.ident, self.lost = path, fd, token, (st.st_ino, st.st_dev), None
+    def __fspath__(self): return str(self.path)
+    def ours(self, body: dict, ident) -> bool: return ident == self.ident and body.get("token") == self.token
+    def here(self) -> bool:
+        "Whether the file at the lock's path is still this lock (its inode, and its token: an inode number is reused)."
+        body, ident, _ = _read_lock(self.path)
+        return self.ours(body, ident)
+    def check(self) -> None:
+        "Raise `KeyLost` unless the lock is still ours (call it before writing what the key guards)."
+        if self.lost is None and not self.here(): self.lost = "gone or replaced"
+        if self.lost: raise KeyLost(f"{self.path}: our lock was {self.lost} (taken over: a holder paused past the "
+                                    "stale "
+                                    "limit?); this key's run fails, its record is not written")
+
 class _Heartbeat(threading.Thread):
-    "Touch a lock file every `every` seconds until stopped: a live holder's lock never looks stale."
-    def __init__(self, path: Path, every: float):
-        super().__init__(daemon=True); self.path, self.every, self.done = path, every, threading.Event()
+    """Refresh the held lock's time through its own descriptor every `every` s until stopped; a lock gone or replaced
+    ends it (`lost`)."""
+    def __init__(self, key: HeldKey, every: float):
+        super().__init__(daemon=True); self.key, self.every, self.done = key, every, threading.Event()
     def run(self):
+        said = None
         while not self.done.wait(self.every):
-            try: os.utime(self.path)
-            except FileNotFoundError: print(f"{self.path}: our lock was taken over", file=sys.stderr); return
+            try:
+                # not ours: looked at once more a moment later (a breaker may have it aside to check it)
+                if not self.key.here() and not (self.done.wait(min(self.every, 0.2)) or self.key.here()):
+                    self.key.lost = "gone or replaced"
+                    print(f"{self.key.path}: our lock is gone or replaced (taken over); this key's run fails",
+                          file=sys.stderr, flush=True)
+                    return
+                os.utime(self.key.fd); said = None
+            except OSError as e:
+                if str(e) != said:
+                    print(f"{self.key.path}: the lock's heartbeat failed ({e}); trying again every {self.every:g} s",
+                          file=sys.stderr, flush=True)
+                said = str(e)
 
 # %% ../nbs/00_store.ipynb #5a1c0004
+def _take(path: Path, note: dict | None) -> HeldKey | None:
+    """Create the lock file at `path` (`O_EXCL`) and write its holder; None: one is there. A failed write leaves no
+    lock behind."""
+    token = secrets.token_hex(8)
+    try: fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_RDWR | getattr(os, "O_CLOEXEC", 0), 0o644)
+    except FileExistsError: return None
+    key = HeldKey(path, fd, token)
+    try:
+        job = {"slurm_job_id": os.environ[SLURM_JOB_ENV]} if os.environ.get(SLURM_JOB_ENV) else {}
+        body = json.dumps(dict(host=socket.gethostname(), pid=os.getpid(), token=token, inode=key.ident[0],
+                               started_utc=utc_now(), command=os.environ.get("HEADPRUNE_COMMAND") or " ".join(sys.argv),
+                               **job, **(note or {})))
+        os.write(fd, body.encode())
+    except BaseException:
+        # ours by its inode: nothing written yet
+        _remove_if(path, lambda b, i: i == key.ident); os.close(fd); raise
+    return key
+
 @contextlib.contextmanager
 def key_lock(path, wait: bool = True, stale_after: float = KEY_LOCK_STALE, poll: float = 0.5, note: dict | None = None):
-    "Hold the lock file `path` (see above): made with `O_CREAT|O_EXCL`, a stale one taken over; busy: wait, or raise `KeyBusy`. `note`: more for the file to say of its holder (its log)."
-    path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
+    """Hold the lock file `path` (see above), yielding the `HeldKey`: made with `O_EXCL`, a stale one taken over; busy:
+    wait (saying so), or raise `KeyBusy`. `note`: more for the file to say of its holder (its log). Raises `KeyLost`
+    on leaving when the lock was not ours to the end."""
+    path = no_link_below(path); path.parent.mkdir(parents=True, exist_ok=True)
     if str(path) in _KEYS_HELD: raise RuntimeError(f"{path}: this process already holds it (a run asked for its own record)")
-    while True:
-        try: fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644); break
-        except FileExistsError:
-            if lock_stale(path, stale_after) and _take_over(path, stale_after): continue
-            if not wait: raise KeyBusy(f"{path} is held by {lock_holder(path) or 'a process starting'}") from None
-            time.sleep(poll)
-    with os.fdopen(fd, "w") as f:
-        json.dump(dict(host=socket.gethostname(), pid=os.getpid(), started_utc=utc_now(),
-                       command=os.environ.get("HEADPRUNE_COMMAND") or " ".join(sys.argv), **(note or {})), f)
-    beat = _Heartbeat(path, max(stale_after / 10, 0.05)); beat.start(); _KEYS_HELD.add(str(path))
-    try: yield path
+    said = None
+    while (key := _take(path, note)) is None:
+        if odd := lock_oddity(path):
+            raise ValueError(f"{path} is {odd}; remove it (headprune makes and removes its key locks itself)")
+        h, ident, age = _read_lock(path)
+        if ident is not None and _stale(h, age, stale_after) and _take_over(path, stale_after): continue
+        who = holder_text(h, age, stale_after)
+        if not wait: raise KeyBusy(f"{path} is held by {who}")
+        if who != said and ident is not None:
+            print(f"waiting for {path}: held by {who}", file=sys.stderr, flush=True); said = who
+        time.sleep(poll)
+    beat = _Heartbeat(key, max(stale_after / 10, 0.05)); beat.start(); _KEYS_HELD[str(path)] = key
+    try: yield key
     finally:
-        beat.done.set(); _KEYS_HELD.discard(str(path)); path.unlink(missing_ok=True)
+        beat.done.set(); _KEYS_HELD.pop(str(path), None)
+        if not _remove_if(path, key.ours) and key.lost is None: key.lost = "gone or replaced"
+        os.close(key.fd)
+    if key.lost: key.check()
 
 # %% ../nbs/00_store.ipynb #344aea8a
 def markdown_table(rows: list[dict], cols: list[str] | None = None, digits: int = 3) -> str:

@@ -75,13 +75,14 @@ def test_fresh_rerun_reuses_no_row_of_a_finished_run(concurrent, headprune):
     lam = next(r[2] for r in runs if r[1][0] == 0)
     Z = d / "Z"; shutil.copytree(d / "X", Z, ignore=shutil.ignore_patterns(LOCK))
     (rec,) = (Z / "records" / "synthetic_cls").glob(f"voita-lam{lam:g}-seed0.json")   # the run's record: what its row is made of
-    body = json.loads(rec.read_text()); body["extra"]["heads_kept"] = -1     # a count no run of today's code would record
-    rec.write_text(json.dumps(body))
+    body = json.loads(rec.read_text()); body["extra"]["mean_prob_open"] = 0.123456789    # not this run's value, but a
+    rec.write_text(json.dumps(body))                                                      # possible one (issue 56)
     code, _, err = finish(start(headprune, Z, f"[{lam}]", d / "cache"))
     assert code == 0, err[-2000:]
-    assert read_csv(Z / "sweep.csv")[0]["heads_kept"] == -1, "a plain re-run of a finished folder resumes from its records"
+    assert read_csv(Z / "sweep.csv")[0]["mean_prob_open"] == 0.123456789, \
+        "a plain re-run of a finished folder resumes from its records"
     code, _, err = finish(start(headprune, Z, f"[{lam}]", d / "cache", "--fresh"))
     assert code == 0, err[-2000:]
     assert results(Z) == results(d / "X"), "--fresh reused a row of the finished run"
-    assert read_csv(d / "Z.previous" / "sweep.csv")[0]["heads_kept"] == -1, "the finished run was not kept aside"
+    assert read_csv(d / "Z.previous" / "sweep.csv")[0]["mean_prob_open"] == 0.123456789, "the finished run not kept aside"
     assert (Z / "complete.json").exists() and "set aside in" in err

@@ -274,7 +274,7 @@ def test_prune_to_k_refuses_another_runs_folder(tmp_path):
         prune_to_k(copy.deepcopy(m), batches, 4, method="dsp", out_dir=tmp_path / "other", progress=False)
     assert json.loads((d / "prune_to_k.json").read_text())["method"] == "dsp"
 
-# --- 40.4 save_pruned keeps what it did not write, recovers from a kill, writes with the umask -------
+# --- 40.4 save_pruned keeps what it did not write, recovers from a kill (its next save), writes with the umask
 def test_save_pruned_keeps_user_files(tmp_path):
     from headprune_nb.models import tiny_bert
     from headprune_nb.prune import save_pruned
@@ -303,11 +303,12 @@ def test_a_save_killed_between_its_renames_loses_no_model(tmp_path):
     r = subprocess.run([sys.executable, "-c", KILL_BETWEEN_RENAMES, str(d)], capture_output=True, text=True, timeout=300)
     assert r.returncode == -9, r.stderr[-2000:]
     assert not d.exists() and list(tmp_path.glob(".old-m-*")) and list(tmp_path.glob(".tmp-m-*"))   # what a kill leaves
-    load_pruned(d)                                               # the old model is put back
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["m"]   # and the leftovers are gone
-    (tmp_path / ".tmp-m-999999999-abc").mkdir()                  # a leftover of a process that is gone
-    save_pruned(tiny_bert(), d)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["m"]
+    left = sorted(p.name for p in tmp_path.iterdir())
+    with pytest.raises(FileNotFoundError, match=r"its previous model is .*\.old-m-.*: recover_saved"): load_pruned(d)
+    assert sorted(p.name for p in tmp_path.iterdir()) == left    # a load recovers nothing (issue 56)
+    (tmp_path / ".tmp-m-999999999-abc").mkdir()                  # not marked by a save: a user's, never touched
+    save_pruned(tiny_bert(), d)                                  # the old model is put back, then replaced
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".tmp-m-999999999-abc", "m"]   # the marked leftovers are gone
 
 def test_saved_weights_follow_the_umask(tmp_path):
     from headprune_nb.models import tiny_bert

@@ -32,7 +32,10 @@ def main(argv=None):
     a.add_argument("--check", action="store_true"); a.add_argument("--planned")
     args = a.parse_args(argv)
     path, rules = reproduce_dir() / RULES, registered_rules()
-    new = missing(read_csv(Path(args.planned)) if args.planned else current(), rules)
+    rows = read_csv(Path(args.planned)) if args.planned else current()
+    if args.planned and rows and (miss := [k for k in RULE_COLS[:6] if k not in rows[0]]):
+        raise ValueError(f"{args.planned} has no {miss[0]!r} column; give it the columns {', '.join(RULE_COLS[:6])}")
+    new = missing(rows, rules)
     if args.check:
         for r in new: print(f"not registered: {r['experiment']} {r['profile']} {r['task']} {r['claim']!r} {r['budget']}", file=sys.stderr)
         return 1 if new else 0
@@ -43,4 +46,12 @@ def main(argv=None):
     print(f"{len(new)} rule(s) registered at {head[:10]} ({now}); {len(old)} were registered before")
     return 0
 
-if __name__ == "__main__": sys.exit(main())
+def cli(argv=None) -> int:
+    "`main`; a damaged rules.csv, claims.csv or --planned file: one line naming it (exit 2), never a traceback."
+    try: return main(argv)
+    except (ValueError, KeyError, OSError) as e:
+        why = f"no {e.args[0]!r} field (a damaged file?)" if isinstance(e, KeyError) else e
+        print(f"tools/rules.py: error: {why}", file=sys.stderr)
+        return 2
+
+if __name__ == "__main__": sys.exit(cli())
