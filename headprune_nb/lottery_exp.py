@@ -9,7 +9,7 @@ from functools import cached_property
 from fastcore.basics import patch
 from pathlib import Path
 import numpy as np
-from .runs import RunKey, RunRecord, run_grid, load_sample, save_record
+from .runs import RunKey, RunRecord, run_grid, load_sample, save_record, run_device
 from .store import read_csv, read_json, write_json, blank, dry_run, dry_note, dry_replay, save_figure
 from .heads import ENC_DEC_KINDS
 from .verdicts import NOISE, NOTICEABLE, Rule, evidence, claim_row, not_checked_row, NOT_CHECKED, vote_row, lowest, highest, guard, per_seed
@@ -501,8 +501,9 @@ METHODS = ("lottery", "ticket", "reinit", "timing")     # the keys' methods: Lot
 
 class LotteryRun:
     "The models behind one seed's records, built on first use (see above)."
-    def __init__(self, profile: str, P: dict, seed: int, device: str, speed_repeats: int, progress: bool = True):
-        self.profile, self.P, self.seed, self.device = profile, P, seed, device
+    def __init__(self, profile: str, P: dict, seed: int, device: str | None, speed_repeats: int, progress: bool = True):
+        self.profile, self.P, self.seed, self.named_device = profile, P, seed, device
+        self.device = run_device(device, profile)             # None: the one this process is given (a worker's own GPU)
         self.speed_repeats, self.progress, self.models = speed_repeats, progress, {}
 
     def run(self, key: RunKey) -> RunRecord:
@@ -515,7 +516,7 @@ class LotteryRun:
 def spec(self: LotteryRun):
     "How a worker rebuilds this run function (`executors.RunSpec`): the class and its arguments as JSON."
     from headprune_nb.executors import RunSpec
-    return RunSpec("headprune_nb.lottery_exp:LotteryRun", dict(profile=self.profile, P=self.P, seed=self.seed, device=self.device,
+    return RunSpec("headprune_nb.lottery_exp:LotteryRun", dict(profile=self.profile, P=self.P, seed=self.seed, device=self.named_device,
                                                                speed_repeats=self.speed_repeats, progress=False))
 
 @patch

@@ -15,7 +15,7 @@ __all__ = ['DRY_RUN_ENV', 'DRY_RUN_LOG', 'DRY_RUN_CAPS', 'PRECISION_ENV', 'PRECI
            'save_figure', 'write_csv', 'write_json', 'read_csv', 'other_tasks_rows', 'write_task_provenance',
            'finish_provenance', 'put_row', 'cached_tensor', 'tensors_digest', 'read_json', 'blank', 'in_file_order',
            'write_table', 'FolderBusy', 'folder_lock', 'machine_info', 'utc_now', 'provenance', 'KeyBusy',
-           'lock_holder', 'lock_stale', 'key_lock', 'markdown_table', 'pivot']
+           'lock_holder', 'lock_stale', 'slurm_job_ended', 'key_lock', 'markdown_table', 'pivot']
 
 # %% ../nbs/00_store.ipynb #b308b129
 DRY_RUN_ENV, DRY_RUN_LOG = "HEADPRUNE_DRY_RUN", "dry_run.jsonl"
@@ -355,7 +355,27 @@ def lock_stale(path, stale_after: float = KEY_LOCK_STALE) -> bool:
     try: age = time.time() - path.stat().st_mtime
     except FileNotFoundError: return False                       # released meanwhile: not stale, just free
     if h.get("host") == socket.gethostname() and isinstance(h.get("pid"), int) and not _alive(h["pid"]): return True
+    if slurm_job_ended(h.get("slurm_job")): return True          # its Slurm job has ended: from any host, at once
     return age > stale_after
+
+# %% ../nbs/00_store.ipynb #5a1c0010
+_JOBS_ENDED: dict = {}       # Slurm job id -> (ended, when asked): an ended job stays ended; a live one is asked again after 60 s
+_LIVE = ("PENDING", "RUNNING", "SUSPENDED", "COMPLETING", "CONFIGURING", "REQUEUED", "REQUEUE_FED", "REQUEUE_HOLD", "RESIZING",
+         "SIGNALING", "STAGE_OUT", "STOPPED", "RESV_DEL_HOLD")
+
+def slurm_job_ended(job) -> bool:
+    "Whether the Slurm job `job` (a lock's `slurm_job`) has ended, by sacct, else by the controller (squeue, which forgets a job minutes after it ends: ended too); False when neither answers. A lock whose job has ended is stale from any host at once."
+    if not job: return False
+    ended, asked = _JOBS_ENDED.get(str(job), (False, 0.0))
+    if ended or time.time() - asked < 60: return ended
+    for cmd in (["sacct", "-n", "-X", "-P", "-j", str(job), "-o", "State"], ["squeue", "-h", "-t", "all", "-j", str(job), "-o", "%T"]):
+        try: out = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
+        except (OSError, subprocess.TimeoutExpired): continue
+        state = out.stdout.split()[0].rstrip("+") if out.returncode == 0 and out.stdout.split() else None
+        if state or "Invalid job id" in out.stderr:
+            ended = state not in _LIVE; break
+    _JOBS_ENDED[str(job)] = (ended, time.time())
+    return ended
 
 # %% ../nbs/00_store.ipynb #5a1c0003
 def _take_over(path: Path, stale_after: float) -> bool:
@@ -395,7 +415,7 @@ def key_lock(path, wait: bool = True, stale_after: float = KEY_LOCK_STALE, poll:
             if not wait: raise KeyBusy(f"{path} is held by {lock_holder(path) or 'a process starting'}") from None
             time.sleep(poll)
     with os.fdopen(fd, "w") as f:
-        json.dump(dict(host=socket.gethostname(), pid=os.getpid(), started_utc=utc_now(),
+        json.dump(dict(host=socket.gethostname(), pid=os.getpid(), slurm_job=os.environ.get("SLURM_JOB_ID"), started_utc=utc_now(),
                        command=os.environ.get("HEADPRUNE_COMMAND") or " ".join(sys.argv), **(note or {})), f)
     beat = _Heartbeat(path, max(stale_after / 10, 0.05)); beat.start(); _KEYS_HELD.add(str(path))
     try: yield path
