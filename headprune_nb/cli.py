@@ -39,9 +39,12 @@ def _parser() -> argparse.ArgumentParser:
                    "smoke: cores), cores (forked workers on this machine's cores), gpus (one worker per visible GPU) or slurm (a job "
                    "array through submitit); finished runs are never run again")
     r.add_argument("--executor-opt", action="append", default=[], metavar="K=V", help="an option of the executor, e.g. "
-                   "--executor-opt partition=gpu --executor-opt account=X (slurm: partition, account, qos, constraint; per task: "
-                   "gpus, cpus, mem (the profile's by default), time (default: each task's runs' hours x margin, at least floor "
-                   "minutes), hours, run_time, margin, floor, chunk; parallel, poll, device; gpus: devices=0,1; cores: workers=4)")
+                   """--executor-opt partition=gpu --executor-opt account=X (slurm: partition, account, qos, constraint;
+                   per task:"""
+                   """gpus, cpus, mem (the profile's by default), time (default: each task's runs' hours x margin, at
+                   least floor"""
+                   "minutes), hours, run_time, margin, floor, chunk; parallel, poll, device; gpus: devices=0,1; "
+                   "cores: workers=4)")
     r.add_argument("--dry-run", action="store_true", help="with --profile full: run every code path of the full run on "
                    "this machine in minutes (real model sizes, schedules and K lists; a couple of steps, a few examples) "
                    "into a scratch folder, and estimate the real run's cost and wall hours at 1, 8 and 64 GPUs; with "
@@ -130,14 +133,15 @@ def _dry_run(args, params, command) -> int:
     print(f"dry run results: {out}")
     from headprune_nb.reproduce import plan_lines
     if args.executor == "slurm": print(f"\nThe Slurm plan of the full run ({_opts_line(out)}):")
-    print("\n".join(plan_lines(json.loads((out / "full_cost.json").read_text())["slurm"], arrays=args.executor == "slurm")))
+    plan = json.loads((out / "full_cost.json").read_text())["slurm"]
+    print("\n".join(plan_lines(plan, arrays=args.executor == "slurm")))
     return 0
 
 def _opts_line(out) -> str:
     "The slurm options a dry run planned with, in one line."
     o = json.loads((Path(out) / "full_cost.json").read_text())["slurm"]["opts"]
-    return (", ".join(f"{k}={v}" for k, v in o.items() if k not in ("margin", "floor")) + f"; per task: its runs' GPU hours x "
-            f"{o['margin']:g}, at least {o['floor']} minutes, rounded up")
+    opts = ", ".join(f"{k}={v}" for k, v in o.items() if k not in ("margin", "floor"))
+    return f"{opts}; per task: its runs' GPU hours x {o['margin']:g}, at least {o['floor']} minutes, rounded up"
 
 def _option(text: str) -> tuple[str, str]:
     "An --executor-opt K=V as (K, V)."
@@ -166,7 +170,8 @@ def cmd_reproduce(args) -> int:
         if type(e).__name__ != "PapermillExecutionError": raise
         from headprune_nb.reproduce import results_dir
         nb = Path(args.out or results_dir(args.name, args.profile)) / get_experiment(args.name).notebook
-        raise RuntimeError(f"{args.name} stopped in cell {e.exec_count} with {e.ename}: {shorten(str(e.evalue).strip())}; "
+        why = shorten(str(e.evalue).strip())
+        raise RuntimeError(f"{args.name} stopped in cell {e.exec_count} with {e.ename}: {why}; "
                            f"the executed notebook, stopped at the error, is {nb}") from e
     print(f"results: {out}")
     return 0

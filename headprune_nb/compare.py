@@ -71,7 +71,9 @@ RECORDS_ONLY = "HEADPRUNE_RECORDS_ONLY"      # set to 1: no run is made; a missi
 
 @dataclass
 class Comparison:
-    "Methods compared at equal K in one reproduction: profile, parameters `P`, records folder, device (None: the one each process running it is given, `runs.run_device`), main seed, extra `make_pruner` arguments; `make` False (or $HEADPRUNE_RECORDS_ONLY set): records only."
+    """Methods compared at equal K in one reproduction: profile, parameters `P`, records folder, device (None: the one
+    each process running it is given, `runs.run_device`), main seed, extra `make_pruner` arguments; `make` False (or
+    $HEADPRUNE_RECORDS_ONLY set): records only."""
     profile: str
     P: dict
     folder: Path
@@ -83,15 +85,17 @@ class Comparison:
 
     def __post_init__(self):
         self.folder, self.make = Path(self.folder), self.make and os.environ.get(RECORDS_ONLY, "") in ("", "0")
-        self.named_device, self.device = self.device, run_device(self.device, self.profile)     # a worker chooses its own
+        self.named_device, self.device = self.device, run_device(self.device, self.profile)   # a worker: its own
         self.runs = SeedRuns(self.profile, self.device, self.main_seed, Baselines(self.profile, self.main_seed, self.device))
 
 # %% ../nbs/95_compare.ipynb #5a1c0102
 @patch
 def spec(self: Comparison):
-    "How a worker rebuilds this comparison's `run` (`executors.RunSpec`): the class and its fields as JSON (the device only where one was named: a worker chooses its own)."
+    """How a worker rebuilds this comparison's `run` (`executors.RunSpec`): the class and its fields as JSON (the device
+    only where one was named: a worker chooses its own)."""
     from headprune_nb.executors import RunSpec
-    return RunSpec("headprune_nb.compare:Comparison", dict(profile=self.profile, P=self.P, folder=str(self.folder), device=self.named_device,
+    return RunSpec("headprune_nb.compare:Comparison", dict(profile=self.profile, P=self.P, folder=str(self.folder),
+                   device=self.named_device,
                    main_seed=self.main_seed, pruner_kw=self.pruner_kw, make=self.make, bench_batch=self.bench_batch))
 
 # %% ../nbs/95_compare.ipynb #84315719
@@ -340,19 +344,23 @@ def baseline_key(self: Comparison, task: str, seed: int) -> RunKey:
 
 @patch
 def needs(self: Comparison, key: RunKey) -> list[RunKey]:
-    "The runs `key` reads (see above): its seeds' baselines not cached yet, the run a timing key times, Michel's iterative run, Voita's lambda runs."
+    """The runs `key` reads (see above): its seeds' baselines not cached yet, the run a timing key times, Michel's
+    iterative run, Voita's lambda runs."""
     from headprune_nb.recipes import _ready, model_dir
     if key.method == "baseline": return []
     seeds = sorted({key.seed, self.main_seed} if key.method.startswith("attention_") else {key.seed})
-    out = [self.baseline_key(key.task, s) for s in seeds if not _ready(model_dir(self.profile, key.task, s), find_recipe(self.profile, key.task), s)]
+    r = find_recipe(self.profile, key.task)
+    out = [self.baseline_key(key.task, s) for s in seeds if not _ready(model_dir(self.profile, key.task, s), r, s)]
     if timed(key.method) != key.method: return out + [replace(key, method=timed(key.method))]
     if key.method == "michel": return out + [replace(key, method="michel_curve", K=None)]
     if key.method == "voita" and key.lam is None:
-        return out + [self.key(key.task, "voita", seed=key.seed, budget=key.budget, lam=lam) for lam in self.P["lambdas"][key.task]]
+        lams = self.P["lambdas"][key.task]
+        return out + [self.key(key.task, "voita", seed=key.seed, budget=key.budget, lam=lam) for lam in lams]
     return out
 
 def run_baseline(cmp: Comparison, key: RunKey) -> RunRecord:
-    "Seed `key.seed`'s baseline of `key.task`, trained now unless cached: a record naming its run folder (the seed's other runs start from it)."
+    """Seed `key.seed`'s baseline of `key.task`, trained now unless cached: a record naming its run folder (the seed's
+    other runs start from it)."""
     return RunRecord(key, extra=dict(run=str(cmp.runs.base(key.task, key.seed).run_dir)))
 
 RUNS["baseline"] = run_baseline
@@ -517,7 +525,8 @@ def gates_signal(rec) -> tuple | None:
     return n > 0 and g["undecided"] <= (1 - GATES_DECIDED) * n, f"{g['undecided']}/{n} gates undecided"
 
 def mask_signal(rec) -> tuple | None:
-    "(trained, shown) from when the K-selection settled (`decided`): by `MASK_SETTLED` of the phase; None: not recorded."
+    """(trained, shown) from when the K-selection settled (`decided`): by `MASK_SETTLED` of the phase; None: not
+    recorded."""
     if not (d := getattr(rec, "extra", {}).get("decided")): return None
     share = d.get("decided_share")
     if share in (None, ""): return False, f"mask never settled in {d.get('phase_steps')} steps"
@@ -528,7 +537,8 @@ SIGNALS = {"pass": gates_signal, "passconc": gates_signal, "lag": gates_signal, 
 
 @patch
 def trained(self: Comparison, recs: dict, task: str, methods, ks, seeds, budget=None) -> dict:
-    "{run: (trained, shown)}: the convergence signal (`SIGNALS`) of each learned run of `methods` at `ks` and `seeds` with a record; trained None: not recorded."
+    """{run: (trained, shown)}: the convergence signal (`SIGNALS`) of each learned run of `methods` at `ks` and `seeds`
+    with a record; trained None: not recorded."""
     out = {}
     for m in (m for m in methods if m in SIGNALS):
         for K in ks:

@@ -352,7 +352,8 @@ PROPERTY = {"decoder_self_first": "at the converged round nearest 50% removed, d
 
 # %% ../nbs/96_lottery_exp.ipynb #lsig0co1
 def lottery_signals(seeds: list) -> dict:
-    "{run: (trained, shown)} for each seed's tickets and controls (`SeedRecords`): the rounds before it ran, and it trained its planned steps."
+    """{run: (trained, shown)} for each seed's tickets and controls (`SeedRecords`): the rounds before it ran, and it
+    trained its planned steps."""
     out = {}
     for sr in seeds:
         st = sr.lottery.extra["steps"]
@@ -516,7 +517,8 @@ class LotteryRun:
 def spec(self: LotteryRun):
     "How a worker rebuilds this run function (`executors.RunSpec`): the class and its arguments as JSON."
     from headprune_nb.executors import RunSpec
-    return RunSpec("headprune_nb.lottery_exp:LotteryRun", dict(profile=self.profile, P=self.P, seed=self.seed, device=self.named_device,
+    return RunSpec("headprune_nb.lottery_exp:LotteryRun", dict(profile=self.profile, P=self.P, seed=self.seed,
+                                                               device=self.named_device,
                                                                speed_repeats=self.speed_repeats, progress=False))
 
 @patch
@@ -690,7 +692,8 @@ def reinitialised(self: LotteryRun, i: int):
 # %% ../nbs/96_lottery_exp.ipynb #f135223e
 @patch
 def scored(self: LotteryRun, key: RunKey, model, metrics: dict) -> RunRecord:
-    "The record of a trained ticket or control: its heads, BLEU, sacreBLEU and per-sentence statistics from one translation of the test set."
+    """The record of a trained ticket or control: its heads, BLEU, sacreBLEU and per-sentence statistics from one
+    translation of the test set."""
     from headprune_nb.runs import bleu_sample
     from headprune_nb.train import translate, bleu, at_precision
     src, ref = self.test

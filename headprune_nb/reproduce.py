@@ -413,7 +413,8 @@ def run_all(profile: str, params: dict | None = None, out_root=None, force: bool
         if profile not in EXPERIMENTS[name].profiles: status[name] = f"skipped (no {profile} profile)"; continue
         if not force and is_complete(out, profile, params): status[name] = "skipped (complete)"; continue
         try:
-            with experiment_executor(name, profile): run_experiment(name, profile, params, out, command=command, progress=progress, fresh=force)
+            with experiment_executor(name, profile):
+                run_experiment(name, profile, params, out, command=command, progress=progress, fresh=force)
             status[name] = "done"
         except Exception as e: status[name] = failed_line(e)    # papermill's error names the failing cell; keep going
     return status
@@ -425,7 +426,8 @@ def shorten(text: str, width: int = 300) -> str:
     return (cut[:cut.rfind(" ")] if " " in cut[width // 2:] else cut) + " ..."
 
 def failed_line(e: BaseException) -> str:
-    "An experiment's failure in one line: 'failed: <type>: <its last line>', at most 300 characters, never cut mid-word."
+    """An experiment's failure in one line: 'failed: <type>: <its last line>', at most 300 characters, never cut
+    mid-word."""
     lines = [l for l in str(e).splitlines() if l.strip()]
     return shorten(f"failed: {type(e).__name__}: {lines[-1] if lines else ''}")
 
@@ -455,7 +457,8 @@ def _check_scratch(out: Path):
 
 def dry_run_experiment(name: str, params: dict | None = None, out_dir=None, command: str | None = None,
                        progress: bool = True, cache=None) -> Path:
-    "Dry run of `name`'s full profile into a scratch folder (see above); writes `full_cost.json` (with its Slurm plan) and `run_hours.csv` beside its results."
+    """Dry run of `name`'s full profile into a scratch folder (see above); writes `full_cost.json` (with its Slurm plan)
+    and `run_hours.csv` beside its results."""
     import shutil
     from headprune_nb.data import DRY_RUN_ENV, DRY_RUN_LOG, dry_notes
     get_experiment(name, "full")
@@ -482,8 +485,9 @@ def dry_run_experiment(name: str, params: dict | None = None, out_dir=None, comm
     write_json(out / "full_cost.json", dict(name=name, **full_cost(notes), slurm=plan,
                                             stand_ins=[n for n in notes if n["kind"] in ("data", "weights")]))
     hours = key_hours(notes)
-    write_csv(out / "run_hours.csv", [dict(task=k.split("/")[0], key=k.split("/", 1)[1], gpu_hours=round(hours.get(k, 0.0), 4))
-                                      for g in notes if g["kind"] == "grid" and not g["nested"] for k in g["keys"]])
+    keys = [k for g in notes if g["kind"] == "grid" and not g["nested"] for k in g["keys"]]
+    write_csv(out / "run_hours.csv", [dict(zip(("task", "key"), k.split("/", 1)), gpu_hours=round(hours.get(k, 0.0), 4))
+                                      for k in keys])
     return out
 
 def _slurm_spec(name: str) -> dict:
@@ -522,7 +526,8 @@ def _measured(model, vocab, labels, seq):
 EVAL_BATCH = 32      # evaluation's peak memory: the weights and the activations of this many examples (an upper bound: inference keeps none for backward)
 
 def _costs(notes: list[dict]):
-    "Each training or evaluation note of a dry run with what it costs: (index, note, training FLOPs, evaluation FLOPs, peak memory in bytes); a run folder met again costs nothing (a finished run is resumed, not trained again)."
+    """Each training or evaluation note of a dry run with what it costs: (index, note, training FLOPs, evaluation FLOPs,
+    peak memory in bytes); a run folder met again costs nothing (a finished run is resumed, not trained again)."""
     measures, runs = {}, set()
     for i, n in enumerate(notes):
         if n["kind"] not in ("train", "eval") or n.get("run") in runs: continue
@@ -531,30 +536,40 @@ def _costs(notes: list[dict]):
         if key not in measures: measures[key] = _model_measures(*key)
         m, b = measures[key], n.get("beam", 1)
         if n["kind"] == "train":
-            yield i, n, 3 * m["flops_per_token"] * n["tokens_per_step"] * n["steps"], 0.0, 16 * m["params"] + m["activation_bytes_per_token"] * n["tokens_per_step"]
-        else: yield i, n, 0.0, b * m["flops_per_token"] * n["tokens"] * n["examples"], 4 * m["params"] + m["activation_bytes_per_token"] * n["tokens"] * b * EVAL_BATCH
+            flops = 3 * m["flops_per_token"] * n["tokens_per_step"] * n["steps"]
+            yield i, n, flops, 0.0, 16 * m["params"] + m["activation_bytes_per_token"] * n["tokens_per_step"]
+        else:
+            flops = b * m["flops_per_token"] * n["tokens"] * n["examples"]
+            yield i, n, 0.0, flops, 4 * m["params"] + m["activation_bytes_per_token"] * n["tokens"] * b * EVAL_BATCH
 
 def _gpu_hours(flops: float) -> float: return flops / (GPU_ASSUMPTION["tflops"] * 1e12) / 3600
 
 def full_cost(notes: list[dict]) -> dict:
     "What the real (full-profile) run costs, from a dry run's notes: steps, examples, FLOPs, GPU hours, peak memory."
     train_flops, eval_flops, peak, steps, examples, models = 0.0, 0.0, 0.0, 0, 0, set()
-    per_run = {}                                   # training FLOPs of each run (folder, else note): the largest bounds a cluster's wall time
+    per_run = {}                                   # training FLOPs of each run (folder, else note)
     for _, n, tf, ef, mem in _costs(notes):
-        models.add(n["model"]); train_flops += tf; eval_flops += ef; peak = max(peak, mem)
-        if n["kind"] == "eval": examples += n["examples"]; continue
+        models.add(n["model"])
+        train_flops, eval_flops, peak = train_flops + tf, eval_flops + ef, max(peak, mem)
+        if n["kind"] == "eval":
+            examples += n["examples"]
+            continue
         steps += n["steps"]
         k = n.get("run") or len(per_run)          # a note without a run folder: a run of its own
         per_run[k] = per_run.get(k, 0.0) + tf
     return dict(train_steps=steps, eval_examples=examples, train_flops=train_flops, eval_flops=eval_flops,
                 gpu_hours=_gpu_hours(train_flops + eval_flops), peak_memory_gib=peak / 2**30, train_runs=len(per_run),
-                largest_run_gpu_hours=_gpu_hours(max(per_run.values(), default=0.0)), models=sorted(models), assumption=GPU_ASSUMPTION)
+                largest_run_gpu_hours=_gpu_hours(max(per_run.values(), default=0.0)), models=sorted(models),
+                assumption=GPU_ASSUMPTION)
 
 def key_hours(notes: list[dict]) -> dict[str, float]:
-    "GPU hours of each run of a dry run, {'<task>/<name>': hours}, from the notes between its start and end (`runs.noting`; a run made inside another counts for the outer one, in whose task it runs); '': the work outside any run."
+    """GPU hours of each run of a dry run, {'<task>/<name>': hours}, from the notes between its start and end
+    (`runs.noting`; a run made inside another counts for the outer one, in whose task it runs); '': the work outside
+    any run."""
     owner, open_ = [], []
     for n in notes:
-        if n["kind"] == "run": open_.append(n["key"]) if n["at"] == "start" else open_ and open_.pop()
+        if n["kind"] == "run" and n["at"] == "start": open_.append(n["key"])
+        elif n["kind"] == "run" and open_: open_.pop()
         owner.append(open_[0] if open_ else "")
     out = {}
     for i, _, tf, ef, _ in _costs(notes): out[owner[i]] = out.get(owner[i], 0.0) + _gpu_hours(tf + ef)
@@ -568,10 +583,14 @@ def wall_hours(gpu_hours: float, largest: float, runs: int, gpus: int) -> float:
     return max(largest, gpu_hours / max(1, min(gpus, runs)))
 
 def cost_row(cost: dict) -> dict:
-    "One row of the cost table from a dry run's `full_cost.json`: its wall hours from its Slurm plan's critical path (`slurm_plan`; older files: `wall_hours`)."
-    if "slurm" in cost: wall = {f"wall_h_{g}gpu": round(cost["slurm"]["wall_hours"][str(g)], 1) for g in CLUSTER_GPUS}   # its critical path
-    else: wall = {f"wall_h_{g}gpu": round(wall_hours(cost["gpu_hours"], cost["largest_run_gpu_hours"], cost["train_runs"], g), 1)
-                  for g in CLUSTER_GPUS} if "largest_run_gpu_hours" in cost else {}
+    """One row of the cost table from a dry run's `full_cost.json`: its wall hours from its Slurm plan's critical path
+    (`slurm_plan`; older files: `wall_hours`)."""
+    if "slurm" in cost: wall = {f"wall_h_{g}gpu": round(cost["slurm"]["wall_hours"][str(g)], 1) for g in CLUSTER_GPUS}
+    elif "largest_run_gpu_hours" in cost:
+        wall = {f"wall_h_{g}gpu": wall_hours(cost["gpu_hours"], cost["largest_run_gpu_hours"], cost["train_runs"], g)
+                for g in CLUSTER_GPUS}
+        wall = {k: round(v, 1) for k, v in wall.items()}
+    else: wall = {}
     return dict(name=cost["name"], train_steps=cost["train_steps"], eval_examples=cost["eval_examples"],
                 pflops=round((cost["train_flops"] + cost["eval_flops"]) / 1e15, 1), gpu_hours=round(cost["gpu_hours"], 1), **wall,
                 peak_memory_gib=round(cost["peak_memory_gib"], 1), models=" ".join(cost["models"]),
@@ -613,18 +632,21 @@ def cost_line(name: str, profile: str | None = None, path=None) -> str:
             f"{GPU_ASSUMPTION['tflops']:g} TFLOP/s, peak memory about {row['peak_memory_gib']} GiB")
 
 # %% ../nbs/90_reproduce.ipynb #5a1c0202
-SLURM_PROFILE = {"smoke": dict(chunk=8, poll=1, cpus=1, mem="2G", run_time=5),      # per task; tiny runs: a few per task
+SLURM_PROFILE = {"smoke": dict(chunk=8, poll=1, cpus=1, mem="2G", run_time=5),      # per task; tiny runs: 8 a task
                  "cpu": dict(cpus=1, mem="8G", run_time=240),
                  "full": dict(gpus=1, cpus=4, mem="32G")}                            # and each run's hours: `RUN_HOURS`
-RUN_HOURS = "run_hours"      # reproduce/run_hours/<name>.csv: each full-profile run's GPU hours, from a dry run's run_hours.csv
+RUN_HOURS = "run_hours"      # reproduce/run_hours/<name>.csv: each full run's GPU hours (a dry run's run_hours.csv)
 
 def slurm_opts(name: str, profile: str, opts: dict) -> dict:
-    "The slurm executor's options for `name` in `profile`: `SLURM_PROFILE`'s, the committed per-run hours of the full profile, then `opts` (the user's win)."
+    """The slurm executor's options for `name` in `profile`: `SLURM_PROFILE`'s, the committed per-run hours of the full
+    profile, then `opts` (the user's win)."""
     table = reproduce_dir() / RUN_HOURS / f"{name}.csv"
-    return {**SLURM_PROFILE.get(profile, {}), **({"hours": str(table)} if profile == "full" and table.exists() else {}), **opts}
+    hours = {"hours": str(table)} if profile == "full" and table.exists() else {}
+    return {**SLURM_PROFILE.get(profile, {}), **hours, **opts}
 
 def executor_for(name: str, profile: str, executor: str | None, opts: dict) -> dict | None:
-    "The executor `headprune reproduce` runs `name`'s grids on ({name, opts}, checked once; slurm: `slurm_opts`), None: none named."
+    """The executor `headprune reproduce` runs `name`'s grids on ({name, opts}, checked once; slurm: `slurm_opts`),
+    None: none named."""
     from headprune_nb.runs import executor_spec
     if executor is None:
         if opts: raise ValueError("--executor-opt without --executor: name the executor (--executor slurm)")
@@ -636,7 +658,8 @@ def experiment_executor(name: str, profile: str):
     "Inside `run_all`: a slurm executor's options for `name` (its per-run hours), the environment's restored after."
     old = os.environ.get(EXECUTOR_ENV)
     spec = json.loads(old) if old else {}
-    if spec.get("name") == "slurm": os.environ[EXECUTOR_ENV] = json.dumps(executor_for(name, profile, "slurm", spec.get("opts", {})))
+    if spec.get("name") == "slurm":
+        os.environ[EXECUTOR_ENV] = json.dumps(executor_for(name, profile, "slurm", spec.get("opts", {})))
     try: yield
     finally:
         if old is None: os.environ.pop(EXECUTOR_ENV, None)
@@ -644,32 +667,40 @@ def experiment_executor(name: str, profile: str):
 
 # %% ../nbs/90_reproduce.ipynb #5a1c0205
 def slurm_plan(notes: list[dict], opts: dict | None = None) -> dict:
-    "The Slurm plan of a dry run (see above): each top-level grid's arrays (phase, tasks, runs, time limit, dependencies) with the slurm executor's `opts` (default: the full profile's), and the wall hours at each of `CLUSTER_GPUS` from the critical path."
+    """The Slurm plan of a dry run (see above): each top-level grid's arrays (phase, tasks, runs, time limit,
+    dependencies) with the slurm executor's `opts` (default: the full profile's), and the wall hours at each of
+    `CLUSTER_GPUS` from the critical path."""
     from headprune_nb.executors import SlurmExecutor, plan, makespan, clock
-    hours, ex = key_hours(notes), SlurmExecutor(**{k: v for k, v in (opts or SLURM_PROFILE["full"]).items() if k != "hours"})
+    hours = key_hours(notes)
+    ex = SlurmExecutor(**{k: v for k, v in (opts or SLURM_PROFILE["full"]).items() if k != "hours"})   # dry run's hours
     per, outside = max(1, ex.opts.get("gpus", 1)), hours.get("", 0.0)
     grids, wall, crit = [], {g: outside for g in CLUSTER_GPUS}, outside
     for g in (n for n in notes if n["kind"] == "grid" and not n["nested"]):
         keys, level = g["keys"], dict(zip(g["keys"], g["phases"]))
-        arrays = plan(keys, level, {k: g["needs"].get(k, []) for k in keys}, {k: 60 * hours.get(k, 0.0) for k in keys}, ex.chunk, ex.limit)
+        graph, minutes = {k: g["needs"].get(k, []) for k in keys}, {k: 60 * hours.get(k, 0.0) for k in keys}
+        arrays = plan(keys, level, graph, minutes, ex.chunk, ex.limit)
         task = lambda c: sum(hours.get(keys[i], 0.0) for i in c)
         for G in CLUSTER_GPUS: wall[G] += makespan(arrays, keys, hours, max(1, G // per))
         crit += (c := makespan(arrays, keys, hours, max(1, len(keys))))
         grids.append(dict(runs=len(keys), critical_path_hours=round(c, 2), arrays=[
-            dict(phase=a.phase, tasks=len(a.tasks), runs=sum(map(len, a.tasks)), time=clock(a.limit), after=[d + 1 for d in a.after],
-                 longest_task_hours=round(max(map(task, a.tasks)), 2)) for a in arrays]))
-    return dict(opts=dict(ex.opts, chunk=ex.chunk, margin=ex.margin, floor=ex.floor), grids=grids, outside_hours=round(outside, 2),
-                critical_path_hours=round(crit, 2), wall_hours={str(g): round(w, 2) for g, w in wall.items()})
+            dict(phase=a.phase, tasks=len(a.tasks), runs=sum(map(len, a.tasks)), time=clock(a.limit),
+                 after=[d + 1 for d in a.after], longest_task_hours=round(max(map(task, a.tasks)), 2))
+            for a in arrays]))
+    return dict(opts=dict(ex.opts, chunk=ex.chunk, margin=ex.margin, floor=ex.floor), grids=grids,
+                outside_hours=round(outside, 2), critical_path_hours=round(crit, 2),
+                wall_hours={str(g): round(w, 2) for g, w in wall.items()})
 
 def plan_lines(plan: dict, arrays: bool = True) -> list[str]:
-    "A dry run's Slurm plan, a line each: every array (phase, tasks, time limit, what it waits for; with `arrays`), then the wall hours at 1, 8 and 64 GPUs."
+    """A dry run's Slurm plan, a line each: every array (phase, tasks, time limit, what it waits for; with `arrays`),
+    then the wall hours at 1, 8 and 64 GPUs."""
     out, n = [], len(plan["grids"])
     for i, g in enumerate(plan["grids"] if arrays else [], 1):
-        out.append(f"grid {i} of {n}: {g['runs']} runs in {len(g['arrays'])} job arrays (critical path {g['critical_path_hours']:.1f} h)")
-        out += [f"  array {j}: phase {a['phase']}, {a['tasks']} task(s) of {a['runs']} run(s), --time={a['time']}"
-                + (f", afterok arrays {', '.join(map(str, a['after']))}" if a["after"] else "") + f"; longest task {a['longest_task_hours']} GPU h"
-                for j, a in enumerate(g["arrays"], 1)]
-    w = plan["wall_hours"]
-    return out + ["wall hours from the critical path: " + ", ".join(f"{g} GPU{'s' * (g != '1')} {h:.1f}" for g, h in w.items())
-                  + f" (critical path {plan['critical_path_hours']:.1f} h; {plan['outside_hours']:.1f} GPU h outside any run, in "
-                  "the notebook's own process)"]
+        out.append(f"grid {i} of {n}: {g['runs']} runs in {len(g['arrays'])} job arrays "
+                   f"(critical path {g['critical_path_hours']:.1f} h)")
+        for j, a in enumerate(g["arrays"], 1):
+            after = f", afterok arrays {', '.join(map(str, a['after']))}" if a["after"] else ""
+            out.append(f"  array {j}: phase {a['phase']}, {a['tasks']} task(s) of {a['runs']} run(s), "
+                       f"--time={a['time']}{after}; longest task {a['longest_task_hours']} GPU h")
+    wall = ", ".join(f"{g} GPU{'s' * (g != '1')} {h:.1f}" for g, h in plan["wall_hours"].items())
+    return out + [f"wall hours from the critical path: {wall} (critical path {plan['critical_path_hours']:.1f} h; "
+                  f"{plan['outside_hours']:.1f} GPU h outside any run, in the notebook's own process)"]

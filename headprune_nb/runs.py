@@ -217,7 +217,8 @@ def profile_device(profile: str) -> str:
     return "cuda" if profile in GPU_PROFILES else "cpu"
 
 def run_device(named: str | None, profile: str) -> str:
-    "The device a run of `profile` uses in this process: `named`, else `profile_device` where torch sees a GPU, else cpu."
+    """The device a run of `profile` uses in this process: `named`, else `profile_device` where torch sees a GPU, else
+    cpu."""
     return named or ("cuda" if profile_device(profile) == "cuda" and torch.cuda.is_available() else "cpu")
 
 # %% ../nbs/17_runs.ipynb #7a0c0011
@@ -342,11 +343,12 @@ def get_executor(name: str, **opts):
 
 # %% ../nbs/17_runs.ipynb #7a0c0019
 def made_by() -> dict:
-    "Who makes a record now: the command, the git commit, the time (UTC), the machine, the precision unless fp32, and the Slurm job and its GPUs in one."
+    """Who makes a record now: the command, the git commit, the time (UTC), the machine, the precision unless fp32, and
+    the Slurm job and its GPUs in one."""
     from headprune_nb.store import run_precision
     return dict(command=os.environ.get("HEADPRUNE_COMMAND") or " ".join(sys.argv), git_commit=_git_commit(),
-                finished_utc=utc_now(), machine=machine_info(), **({} if run_precision() == "fp32" else {"precision": run_precision()}),
-                **_slurm_job())
+                finished_utc=utc_now(), machine=machine_info(),
+                **({} if run_precision() == "fp32" else {"precision": run_precision()}), **_slurm_job())
 
 def _slurm_job() -> dict:
     "In a Slurm job, which one and the GPUs it was given: {slurm_job, cuda_visible_devices}; {} elsewhere."
@@ -360,7 +362,8 @@ def _missing(folder, keys) -> str:
 # %% ../nbs/17_runs.ipynb #5a1c0020
 @contextlib.contextmanager
 def noting(key: RunKey):
-    "In a dry run, mark where `key`'s run starts and ends in dry_run.jsonl (what it costs: `reproduce.key_hours`); elsewhere nothing."
+    """In a dry run, mark where `key`'s run starts and ends in dry_run.jsonl (what it costs: `reproduce.key_hours`);
+    elsewhere nothing."""
     dry_note("run", key=f"{key.task}/{key.name}", at="start")
     try: yield
     finally: dry_note("run", key=f"{key.task}/{key.name}", at="end")

@@ -359,16 +359,20 @@ def lock_stale(path, stale_after: float = KEY_LOCK_STALE) -> bool:
     return age > stale_after
 
 # %% ../nbs/00_store.ipynb #5a1c0010
-_JOBS_ENDED: dict = {}       # Slurm job id -> (ended, when asked): an ended job stays ended; a live one is asked again after 60 s
-_LIVE = ("PENDING", "RUNNING", "SUSPENDED", "COMPLETING", "CONFIGURING", "REQUEUED", "REQUEUE_FED", "REQUEUE_HOLD", "RESIZING",
-         "SIGNALING", "STAGE_OUT", "STOPPED", "RESV_DEL_HOLD")
+_JOBS_ENDED: dict = {}       # Slurm job id -> (ended, when asked): ended stays ended; a live one: asked again in 60 s
+_LIVE = ("PENDING", "RUNNING", "SUSPENDED", "COMPLETING", "CONFIGURING", "REQUEUED", "REQUEUE_FED", "REQUEUE_HOLD",
+         "RESIZING", "SIGNALING", "STAGE_OUT", "STOPPED", "RESV_DEL_HOLD")
 
 def slurm_job_ended(job) -> bool:
-    "Whether the Slurm job `job` (a lock's `slurm_job`) has ended, by sacct, else by the controller (squeue, which forgets a job minutes after it ends: ended too); False when neither answers. A lock whose job has ended is stale from any host at once."
+    """Whether the Slurm job `job` (a lock's `slurm_job`) has ended, by sacct, else by the controller (squeue, which
+    forgets a job minutes after it ends: ended too); False when neither answers. A lock whose job has ended is stale
+    from any host at once."""
     if not job: return False
     ended, asked = _JOBS_ENDED.get(str(job), (False, 0.0))
     if ended or time.time() - asked < 60: return ended
-    for cmd in (["sacct", "-n", "-X", "-P", "-j", str(job), "-o", "State"], ["squeue", "-h", "-t", "all", "-j", str(job), "-o", "%T"]):
+    asks = (["sacct", "-n", "-X", "-P", "-j", str(job), "-o", "State"],
+            ["squeue", "-h", "-t", "all", "-j", str(job), "-o", "%T"])
+    for cmd in asks:
         try: out = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
         except (OSError, subprocess.TimeoutExpired): continue
         state = out.stdout.split()[0].rstrip("+") if out.returncode == 0 and out.stdout.split() else None
@@ -415,7 +419,8 @@ def key_lock(path, wait: bool = True, stale_after: float = KEY_LOCK_STALE, poll:
             if not wait: raise KeyBusy(f"{path} is held by {lock_holder(path) or 'a process starting'}") from None
             time.sleep(poll)
     with os.fdopen(fd, "w") as f:
-        json.dump(dict(host=socket.gethostname(), pid=os.getpid(), slurm_job=os.environ.get("SLURM_JOB_ID"), started_utc=utc_now(),
+        json.dump(dict(host=socket.gethostname(), pid=os.getpid(), slurm_job=os.environ.get("SLURM_JOB_ID"),
+                       started_utc=utc_now(),
                        command=os.environ.get("HEADPRUNE_COMMAND") or " ".join(sys.argv), **(note or {})), f)
     beat = _Heartbeat(path, max(stale_after / 10, 0.05)); beat.start(); _KEYS_HELD.add(str(path))
     try: yield path

@@ -12,7 +12,8 @@ from torch import nn
 import torch.nn.functional as F
 from tqdm.auto import tqdm
 from .gates import head_gates
-from .store import dry_cap, dry_replay, write_csv, key_lock, atomic_file, PRECISION_ENV, PRECISION_NAMES, check_precision, run_precision
+from .store import (dry_cap, dry_replay, write_csv, key_lock, atomic_file, PRECISION_ENV, PRECISION_NAMES,
+                                check_precision, run_precision)
 
 # %% auto #0
 __all__ = ['PRECISIONS', 'RUN_LOCK', 'HeadPruner', 'TrainConfig', 'autocast', 'use_precision', 'at_precision', 'lr_factor',
@@ -212,7 +213,7 @@ RUN_LOCK = ".run.lock"      # in a training folder: its one run's lock (`store.k
 def train(model: nn.Module, batches, cfg: TrainConfig, pruner: HeadPruner | None = None, evaluate=None,
           out_dir=None, resume: bool = False, log_every: int = 50, progress: bool = True, stop_after: int | None = None) -> dict:
     "Train `model` (and `pruner`) on `batches(epoch)`; returns the final metrics. Holds `out_dir`'s lock throughout. `stop_after` simulates an interruption."
-    with key_lock(Path(out_dir) / RUN_LOCK) if out_dir is not None else contextlib.nullcontext():   # one run per folder (below)
+    with key_lock(Path(out_dir) / RUN_LOCK) if out_dir is not None else contextlib.nullcontext():   # one run per folder
         random.seed(cfg.seed); torch.manual_seed(cfg.seed)
         dev = torch.device(cfg.device)
         model.to(dev).train()

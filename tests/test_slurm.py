@@ -11,8 +11,8 @@ smoke run's default; tests/test_reproduce_smoke.py), made once."""
 import json, os, re, shutil, signal, socket, stat, subprocess, sys, time
 from pathlib import Path
 import pytest
-from headprune_nb.runs import (EXECUTOR_ENV, WORKER_ENV, RunKey, run_grid, read_records, get_executor, lock_path, load_record,
-                               GridFailed)
+from headprune_nb.runs import (EXECUTOR_ENV, WORKER_ENV, RunKey, run_grid, read_records, get_executor, lock_path,
+                               load_record, GridFailed)
 from headprune_nb.executors import ToyRun, job_name, JOBS, GRIDS
 from grid_tables import tables as _tables, smoke as _smoke
 
@@ -26,12 +26,13 @@ def _free_port() -> int:
 
 
 def _conf(d: Path) -> str:
-    "slurm.conf of a one-node cluster with two GPUs in gres.conf (device files made for the test: no GPU is needed) and two partitions: test (the default, no time limit) and short (MaxTime 60 min)."
+    """slurm.conf of a one-node cluster with two GPUs in gres.conf (device files made for the test: no GPU is needed)
+    and two partitions: test (the default, no time limit) and short (MaxTime 60 min)."""
     host, cpus = socket.gethostname().split(".")[0], os.cpu_count() or 1
     mem = int(int(next(l for l in open("/proc/meminfo") if l.startswith("MemTotal")).split()[1]) / 1024 * 0.5)
     (d / "dev").mkdir(exist_ok=True)
-    for i in range(GPUS):                   # character devices (slurmd refuses plain files): NVIDIA's major number, never opened
-        if not (d / "dev" / f"nvidia{i}").exists(): os.mknod(d / "dev" / f"nvidia{i}", 0o600 | stat.S_IFCHR, os.makedev(195, i))
+    for i in range(GPUS):                   # character devices (slurmd refuses plain files); never opened
+        if not (dev := d / "dev" / f"nvidia{i}").exists(): os.mknod(dev, 0o600 | stat.S_IFCHR, os.makedev(195, i))
     (d / "gres.conf").write_text(f"NodeName={host} Name=gpu File={d}/dev/nvidia[0-{GPUS - 1}]\n")
     return "\n".join([
         "ClusterName=headprune-test", f"SlurmctldHost={host}(127.0.0.1)", "AuthType=auth/munge",
@@ -152,7 +153,7 @@ def _catch(f):
 
 
 def _slurm(*opts):
-    "The slurm executor with `opts` ('k=v'), polling every 0.5 s, a toy run taking a minute (each task: the 15-minute floor)."
+    "The slurm executor with `opts` ('k=v'), polling every 0.5 s, a run expected to take a minute (a task: 15 min)."
     return get_executor("slurm", **{"poll": "0.5", "run_time": "1", **dict(o.split("=", 1) for o in opts)})
 
 
@@ -170,58 +171,58 @@ def test_gpu_tasks_see_their_own_gpu_and_one_without_fails_at_once(slurm, tmp_pa
     keys = [RunKey("t", "m", K=K) for K in (1, 2)]
     recs = run_grid(keys, ToyRun(seconds=3).run, tmp_path, executor=_slurm("gpus=1", "device=cpu"), progress=False)
     got = [(r.extra["device"], r.extra["started"], r.extra["ended"], r.provenance) for r in recs.values()]
-    assert all(dev in {str(i) for i in range(GPUS)} and p["cuda_visible_devices"] == dev and p["slurm_job"] for dev, _, _, p in got)
+    for dev, _, _, prov in got:                              # each task saw one GPU of the node's and recorded it
+        assert dev in {str(i) for i in range(GPUS)} and prov["cuda_visible_devices"] == dev and prov["slurm_job"]
     (a, a0, a1, _), (b, b0, b1, _) = got
-    assert a != b or a1 <= b0 or b1 <= a0, "two tasks at once shared one GPU"      # each its own GPU while they overlap
+    assert a != b or a1 <= b0 or b1 <= a0, "two tasks at once shared one GPU"
     if torch.cuda.is_available(): return
-    with pytest.raises(GridFailed) as e:                    # asked for a GPU, named no device, sees none (a CPU-only torch)
+    with pytest.raises(GridFailed) as e:                     # asked for a GPU, named no device, sees none (a CPU torch)
         run_grid([RunKey("t", "m", K=3)], ToyRun().run, tmp_path, executor=_slurm("gpus=1"), progress=False)
     assert "this task asked for 1 GPU(s) and sees none (CUDA_VISIBLE_DEVICES='" in str(e.value)
     assert load_record(tmp_path, RunKey("t", "m", K=3)) is None
-
-
-def test_a_phase_starts_only_after_the_one_it_needs(slurm, tmp_path, capsys):
-    keys = [RunKey("t", "m", K=K) for K in (2, 3)]           # both need K=1: it is added and made first, by an array of its own
-    recs = run_grid(keys, ToyRun(seconds=1, after=[[2, 1], [3, 1]]).run, tmp_path, executor=_slurm("chunk=2"), progress=False)
-    first = load_record(tmp_path, RunKey("t", "m", K=1))
-    assert all(r.extra["started"] >= first.extra["ended"] for r in recs.values())
-    err = capsys.readouterr().err
-    (job0,) = re.findall(r"slurm: job array (\d+): phase 0, 1 task\(s\), --time=00:15:00\n", err)
-    assert re.search(rf"slurm: job array \d+: phase 1, 1 task\(s\), --time=00:15:00, after {job0}\n", err), err
-    assert re.search(r"\d+ pending, 0 failed; pending: .*Dependency 1", err), err      # why the second waits, in the progress line
 
 
 SUBMIT = """import sys
 from headprune_nb.runs import RunKey, run_grid, get_executor
 from headprune_nb.executors import ToyRun
 keys = [RunKey("t", "m", K=K) for K in (2, 3, 4)]
-run_grid(keys, ToyRun(seconds=3, after=[[2, 1], [3, 1], [4, 1]]).run, sys.argv[1], executor=get_executor("slurm", poll="0.5"),
-         progress=False)"""
+ex = get_executor("slurm", poll="0.5", run_time="1", chunk="3")
+run_grid(keys, ToyRun(seconds=1, after=[[2, 1], [3, 1], [4, 1]]).run, sys.argv[1], executor=ex, progress=False)"""
 
 
-def test_a_rerun_after_the_submitter_is_killed_submits_nothing_twice(slurm, tmp_path):
-    p = subprocess.Popen([sys.executable, "-c", SUBMIT, str(tmp_path)], stderr=subprocess.DEVNULL)
+def test_a_second_phase_waits_and_a_rerun_after_the_submitter_is_killed_submits_nothing_twice(slurm, tmp_path, capsys):
+    log = open(tmp_path / "submitter.log", "w")              # K=2, 3, 4 need K=1: it is made first, in its own array
+    p = subprocess.Popen([sys.executable, "-c", SUBMIT, str(tmp_path / "out")], stderr=log)
     for _ in range(1200):                                    # both phases queued
-        if len(queued := set(_squeue("--name", job_name(tmp_path), "-o", "%A"))) == 2: break
+        if len(queued := set(_squeue("--name", job_name(tmp_path / "out"), "-o", "%A"))) == 2: break
         time.sleep(0.1)
-    p.kill(); p.wait()                                       # a dropped ssh session: the submitter gone, its jobs queued
-    assert len(queued) == 2 and _jobs_of(tmp_path) == queued
+    p.kill()                                                 # a dropped ssh session: the submitter gone, its jobs left
+    p.wait()
+    said = (tmp_path / "submitter.log").read_text()
+    assert len(queued) == 2 and _jobs_of(tmp_path / "out") == queued, said
+    (first,) = re.findall(r"slurm: job array (\d+): phase 0, 1 task\(s\), --time=00:15:00\n", said)
+    assert re.search(rf"slurm: job array \d+: phase 1, 1 task\(s\), --time=00:15:00, after {first}\n", said), said
     keys = [RunKey("t", "m", K=K) for K in (2, 3, 4)]
-    recs = run_grid(keys, ToyRun(seconds=3, after=[[2, 1], [3, 1], [4, 1]]).run, tmp_path, executor=_slurm(), progress=False)
+    run = ToyRun(seconds=1, after=[[2, 1], [3, 1], [4, 1]]).run
+    recs = run_grid(keys, run, tmp_path / "out", executor=_slurm(), progress=False)
     assert [r.metric for r in recs.values()] == [2.0, 3.0, 4.0]
-    assert _jobs_of(tmp_path) == queued                      # the re-run watched the queued arrays: nothing submitted again
-    assert len(list(tmp_path.glob("t/*.json"))) == 4         # K=1 to 4, each made once
+    assert _jobs_of(tmp_path / "out") == queued              # the re-run watched the queued arrays: none again
+    err = capsys.readouterr().err
+    assert "slurm: 0 run(s) submitted, 4 queued or running already" in err, err
+    assert re.search(r"pending: .*Dependency 1", err), err    # why the second phase waits, in the progress line
+    first = load_record(tmp_path / "out", RunKey("t", "m", K=1))
+    assert all(r.extra["started"] >= first.extra["ended"] for r in recs.values())   # it started after the first ended
 
 
 def test_a_lock_of_an_ended_job_on_another_host_is_taken_over_at_once(slurm, tmp_path):
-    job = subprocess.run(["sbatch", "--parsable", "-t", "1", "-o", "/dev/null", "--wrap", "true"], capture_output=True, text=True,
-                         check=True).stdout.strip().split(";")[0]
+    job = subprocess.run(["sbatch", "--parsable", "-t", "1", "-o", "/dev/null", "--wrap", "true"], capture_output=True,
+                         text=True, check=True).stdout.strip().split(";")[0]
     for _ in range(600):                                     # the job has ended
         if _squeue("-t", "all", "-j", job, "-o", "%T") in (["COMPLETED"], []): break
         time.sleep(0.1)
-    key = RunKey("t", "m", K=1)
-    lock_path(tmp_path, key).parent.mkdir(parents=True)
-    lock_path(tmp_path, key).write_text(json.dumps(dict(host="another-node", pid=4242, slurm_job=job, log="/elsewhere/w.log")))
+    key, lock = RunKey("t", "m", K=1), lock_path(tmp_path, RunKey("t", "m", K=1))
+    lock.parent.mkdir(parents=True)
+    lock.write_text(json.dumps(dict(host="another-node", pid=4242, slurm_job=job, log="/elsewhere/w.log")))
     t0 = time.time()                                         # a fresh lock: its heartbeat would keep it for 600 s
     recs = run_grid([key], ToyRun().run, tmp_path, executor=_slurm(), progress=False)
     assert recs[key].metric == 1.0 and time.time() - t0 < 300
@@ -231,9 +232,11 @@ def test_each_task_gets_its_runs_time_and_the_partition_limit_is_checked_first(s
     (hours := tmp_path / "hours.csv").write_text("task,key,gpu_hours\nt,m-K1-seed0,0.3\nt,m-K2-seed0,2.0\n")
     ex = _slurm("partition=short", f"hours={hours}")         # short: MaxTime 60 minutes
     run_grid([RunKey("t", "m", K=1)], ToyRun().run, tmp_path / "a", executor=ex, progress=False)
-    (job,) = re.findall(r"slurm: job array (\d+): phase 0, 1 task\(s\), --time=00:30:00\n", capsys.readouterr().err)   # 0.3 h x 1.5
-    assert _squeue("-t", "all", "-j", job, "-o", "%l") == ["30:00"]        # the limit Slurm gave the task: below MaxTime
-    with pytest.raises(ValueError) as e:                     # 2.0 h x 1.5: over MaxTime, refused before anything is submitted
+    err = capsys.readouterr().err
+    (job,) = re.findall(r"slurm: job array (\d+): phase 0, 1 task\(s\), --time=00:30:00\n", err)   # 0.3 h x 1.5
+    assert _squeue("-t", "all", "-j", job, "-o", "%l") == ["30:00"]        # the limit Slurm gave it: below MaxTime
+    with pytest.raises(ValueError) as e:                     # 2.0 h x 1.5: over MaxTime, refused before any submission
         run_grid([RunKey("t", "m", K=2)], ToyRun().run, tmp_path / "b", executor=ex, progress=False)
-    assert str(e.value).startswith("slurm: t/m-K2-seed0 needs 03:00:00 (2.0 h x 1.5), over partition short's MaxTime 01:00:00 (sinfo)")
+    assert str(e.value).startswith("slurm: t/m-K2-seed0 needs 03:00:00 (2.0 h x 1.5), over partition short's MaxTime "
+                                   "01:00:00 (sinfo)")
     assert not _jobs_of(tmp_path / "b") and not _squeue("--name", job_name(tmp_path / "b"))
