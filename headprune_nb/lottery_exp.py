@@ -9,7 +9,7 @@ from functools import cached_property
 from fastcore.basics import patch
 from pathlib import Path
 import numpy as np
-from .runs import RunKey, RunRecord, run_grid, load_sample, save_record, run_device
+from .runs import RunKey, RunRecord, run_grid, load_sample, save_record, run_device, profile_device
 from .store import read_csv, read_json, write_json, blank, dry_run, dry_note, dry_replay, save_figure
 from .heads import ENC_DEC_KINDS
 from .verdicts import NOISE, NOTICEABLE, Rule, evidence, claim_row, not_checked_row, NOT_CHECKED, vote_row, lowest, highest, guard, per_seed
@@ -457,7 +457,8 @@ def run_summary(folder) -> dict:
 # %% ../nbs/96_lottery_exp.ipynb #f68b2546
 def same_settings(got: dict, profile: str, s: int, params: dict) -> bool:
     "Did the run whose provenance is `got` run seed `s` with `params` (the seeds aside)? Judged by what it records, however it was started."
-    plain = lambda d: json.loads(json.dumps({k: v for k, v in d.items() if k != "seeds"}, default=str))
+    named = lambda k, v: v or profile_device(profile) if k == "device" else v      # no device named: the profile's
+    plain = lambda d: json.loads(json.dumps({k: named(k, v) for k, v in d.items() if k != "seeds"}, default=str))
     return (got.get("profile"), got.get("seed")) == (profile, s) and plain(got.get("params", {})) == plain(params)
 
 # %% ../nbs/96_lottery_exp.ipynb #a839252e
@@ -744,7 +745,7 @@ def committed_settings(prov: dict) -> tuple[dict, dict]:
     "(P, bases) of the run whose provenance is `prov`."
     p = prov["params"]
     P = {k: p.get(k) for k in (*DEFAULTS[prov["profile"]], "train_limit")}
-    return P, bases(P, p["speed_repeats"], p["device"])
+    return P, bases(P, p["speed_repeats"], p["device"] or profile_device(prov["profile"]))
 
 # %% ../nbs/96_lottery_exp.ipynb #ed794578
 def made_then(prov: dict, note: str) -> dict:
