@@ -360,8 +360,8 @@ def needs(self: Comparison, key: RunKey) -> list[RunKey]:
 
 def run_baseline(cmp: Comparison, key: RunKey) -> RunRecord:
     """Seed `key.seed`'s baseline of `key.task`, trained now unless cached: a record naming its run folder (the seed's
-    other runs start from it)."""
-    return RunRecord(key, extra=dict(run=str(cmp.runs.base(key.task, key.seed).run_dir)))
+    other runs start from it). Not kept in memory: the runs that need it load it (a dry run makes every seed's first)."""
+    return RunRecord(key, extra=dict(run=str(trained(cmp.profile, key.task, key.seed, cmp.device).run_dir)))
 
 RUNS["baseline"] = run_baseline
 
