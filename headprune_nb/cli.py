@@ -39,11 +39,16 @@ def _parser() -> argparse.ArgumentParser:
                    "smoke: cores), cores (forked workers on this machine's cores), gpus (one worker per visible GPU) or slurm (a job "
                    "array through submitit); finished runs are never run again")
     r.add_argument("--executor-opt", action="append", default=[], metavar="K=V", help="an option of the executor, e.g. "
-                   "--executor-opt partition=gpu --executor-opt time=4:00:00 --executor-opt account=X (slurm: partition, time, "
-                   "gpus, cpus, mem, account, qos, constraint, chunk, parallel, poll; gpus: devices=0,1; cores: workers=4)")
+                   """--executor-opt partition=gpu --executor-opt account=X (slurm: partition, account, qos, constraint;
+                   per task:"""
+                   """gpus, cpus, mem (the profile's by default), time (default: each task's runs' hours x margin, at
+                   least floor"""
+                   "minutes), hours, run_time, margin, floor, chunk; parallel, poll, device; gpus: devices=0,1; "
+                   "cores: workers=4)")
     r.add_argument("--dry-run", action="store_true", help="with --profile full: run every code path of the full run on "
                    "this machine in minutes (real model sizes, schedules and K lists; a couple of steps, a few examples) "
-                   "into a scratch folder, and estimate the real run's cost")
+                   "into a scratch folder, and estimate the real run's cost and wall hours at 1, 8 and 64 GPUs; with "
+                   "--executor slurm, also the job arrays it would submit, their dependencies and per-task time limits")
     rp = sub.add_parser("report", help="one report of every result on disk, beside the published tables",
                         description="Build ./headprune-results/report/report.md and report.html (or --out) from the results "
                         "of every experiment and profile found: published | committed | yours per table and claim, figures, and a "
@@ -124,8 +129,19 @@ def _dry_run(args, params, command) -> int:
         if failed: print(f"headprune reproduce --all --dry-run: {len(failed)} failed: {', '.join(failed)}", file=sys.stderr)
         return 1 if failed else 0
     get_experiment(args.name, "full")
-    print(f"dry run results: {dry_run_experiment(args.name, params, args.out, command=command)}")
+    out = dry_run_experiment(args.name, params, args.out, command=command)
+    print(f"dry run results: {out}")
+    from headprune_nb.reproduce import plan_lines
+    if args.executor == "slurm": print(f"\nThe Slurm plan of the full run ({_opts_line(out)}):")
+    plan = json.loads((out / "full_cost.json").read_text())["slurm"]
+    print("\n".join(plan_lines(plan, arrays=args.executor == "slurm")))
     return 0
+
+def _opts_line(out) -> str:
+    "The slurm options a dry run planned with, in one line."
+    o = json.loads((Path(out) / "full_cost.json").read_text())["slurm"]["opts"]
+    opts = ", ".join(f"{k}={v}" for k, v in o.items() if k not in ("margin", "floor"))
+    return f"{opts}; per task: its runs' GPU hours x {o['margin']:g}, at least {o['floor']} minutes, rounded up"
 
 def _option(text: str) -> tuple[str, str]:
     "An --executor-opt K=V as (K, V)."
@@ -134,7 +150,7 @@ def _option(text: str) -> tuple[str, str]:
     return k.strip(), v.strip()
 
 def cmd_reproduce(args) -> int:
-    from headprune_nb.reproduce import run_experiment, run_all, parse_param, get_experiment, executor_for
+    from headprune_nb.reproduce import run_experiment, run_all, parse_param, get_experiment, executor_for, shorten
     from headprune_nb.runs import EXECUTOR_ENV, env_executor
     if args.all == bool(args.name): raise ValueError("name one experiment, or pass --all (not both)")
     params = dict(parse_param(p) for p in args.param)
@@ -155,7 +171,8 @@ def cmd_reproduce(args) -> int:
         if type(e).__name__ != "PapermillExecutionError": raise
         from headprune_nb.reproduce import results_dir
         nb = Path(args.out or results_dir(args.name, args.profile)) / get_experiment(args.name).notebook
-        raise RuntimeError(f"{args.name} stopped in cell {e.exec_count} with {e.ename}: {str(e.evalue).strip()[:300]}; "
+        why = shorten(str(e.evalue).strip())
+        raise RuntimeError(f"{args.name} stopped in cell {e.exec_count} with {e.ename}: {why}; "
                            f"the executed notebook, stopped at the error, is {nb}") from e
     print(f"results: {out}")
     return 0

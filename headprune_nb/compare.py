@@ -20,7 +20,8 @@ from .michel import iterative_pruning
 from .bench import compare_pruned
 from .api import make_pruner
 from .runs import (RunKey, RunRecord, SeedRuns, Sample, load_record, save_record, record_path, run_grid,
-                               score_masked, sample_of, sample_made, baseline_of, recipe_index, fit_record, fit_signals)
+                               score_masked, sample_of, sample_made, baseline_of, recipe_index, fit_record, fit_signals,
+                               run_device)
 from .convergence import TESTS, converged, facts, settled_at
 from .verdicts import Rule, evidence, claim_row, not_checked_row, budget_table, seed_band, lowest, highest, guard, per_seed
 
@@ -28,13 +29,13 @@ from .verdicts import Rule, evidence, claim_row, not_checked_row, budget_table, 
 __all__ = ['METHODS', 'JOINT', 'PIPELINED', 'PHASES', 'RECORDS_ONLY', 'RUNS', 'TABLE_EXTRAS', 'PUB_MODEL', 'NAME', 'TABLES',
            'check_settings', 'arch_model', 'Baselines', 'Comparison', 'stops', 'run_name', 'gates_of', 'decided',
            'run_phase', 'phase_facts', 'run_michel_curve', 'run_michel', 'run_voita_lam', 'run_voita', 'load_of',
-           'run_speed', 'run_attention', 'run_dynamics', 'run_unpruned', 'timing_keys', 'timed', 'run_comparison',
-           'metric_rows', 'mask_rows', 'timing_rows', 'layer_rows', 'dynamics_rows', 'mean_gap', 'lead', 'group_gap',
-           'closeness', 'gate_rows', 'decided_rows', 'attention_rows', 'timing_noise', 'sure_counts', 'most',
-           'axes_row', 'draw_curves', 'draw_tradeoff', 'draw_layers', 'draw_speed', 'figure', 'draw_dynamics',
-           'beside_published', 'parse_name', 'attach', 'migrated', 'default_steps', 'seed_sweeps', 'migrate_scores',
-           'migrate_sweeps', 'migrate_curves', 'migrate_tables', 'migrate', 'amend', 'migrate_pass_runs',
-           'migrate_pass_timings', 'migrate_pass']
+           'run_speed', 'run_attention', 'run_dynamics', 'run_unpruned', 'timing_keys', 'timed', 'run_baseline',
+           'run_comparison', 'metric_rows', 'mask_rows', 'timing_rows', 'layer_rows', 'dynamics_rows', 'mean_gap',
+           'lead', 'group_gap', 'closeness', 'gate_rows', 'decided_rows', 'attention_rows', 'timing_noise',
+           'sure_counts', 'most', 'axes_row', 'draw_curves', 'draw_tradeoff', 'draw_layers', 'draw_speed', 'figure',
+           'draw_dynamics', 'beside_published', 'parse_name', 'attach', 'migrated', 'default_steps', 'seed_sweeps',
+           'migrate_scores', 'migrate_sweeps', 'migrate_curves', 'migrate_tables', 'migrate', 'amend',
+           'migrate_pass_runs', 'migrate_pass_timings', 'migrate_pass']
 
 # %% ../nbs/95_compare.ipynb #73568688
 METHODS = ("michel", "pipelined_dsp", "voita", "ste", "joint_dsp")      # Li et al. (2021), Table 3
@@ -72,11 +73,13 @@ RECORDS_ONLY = "HEADPRUNE_RECORDS_ONLY"      # set to 1: no run is made; a missi
 
 @dataclass
 class Comparison:
-    "Methods compared at equal K in one reproduction: profile, parameters `P`, records folder, device, main seed, extra `make_pruner` arguments; `make` False (or $HEADPRUNE_RECORDS_ONLY set): records only."
+    """Methods compared at equal K in one reproduction: profile, parameters `P`, records folder, device (None: the one
+    each process running it is given, `runs.run_device`), main seed, extra `make_pruner` arguments; `make` False (or
+    $HEADPRUNE_RECORDS_ONLY set): records only."""
     profile: str
     P: dict
     folder: Path
-    device: str = "cpu"
+    device: str | None = None
     main_seed: int = 0
     pruner_kw: dict = field(default_factory=dict)
     make: bool = True
@@ -84,14 +87,17 @@ class Comparison:
 
     def __post_init__(self):
         self.folder, self.make = Path(self.folder), self.make and os.environ.get(RECORDS_ONLY, "") in ("", "0")
+        self.named_device, self.device = self.device, run_device(self.device, self.profile)   # a worker: its own
         self.runs = SeedRuns(self.profile, self.device, self.main_seed, Baselines(self.profile, self.main_seed, self.device))
 
 # %% ../nbs/95_compare.ipynb #5a1c0102
 @patch
 def spec(self: Comparison):
-    "How a worker rebuilds this comparison's `run` (`executors.RunSpec`): the class and its fields as JSON."
+    """How a worker rebuilds this comparison's `run` (`executors.RunSpec`): the class and its fields as JSON (the device
+    only where one was named: a worker chooses its own)."""
     from headprune_nb.executors import RunSpec
-    return RunSpec("headprune_nb.compare:Comparison", dict(profile=self.profile, P=self.P, folder=str(self.folder), device=self.device,
+    return RunSpec("headprune_nb.compare:Comparison", dict(profile=self.profile, P=self.P, folder=str(self.folder),
+                   device=self.named_device,
                    main_seed=self.main_seed, pruner_kw=self.pruner_kw, make=self.make, bench_batch=self.bench_batch))
 
 # %% ../nbs/95_compare.ipynb #84315719
@@ -346,6 +352,35 @@ def timed(method: str) -> str:
 def alone(self: Comparison, key: RunKey) -> bool:
     "Whether `key` times something (`speed_`, `attention_` keys): an executor that runs keys side by side runs it alone (`executors.CoresExecutor`)."
     return timed(key.method) != key.method
+
+# %% ../nbs/95_compare.ipynb #5a1c0121
+@patch
+def baseline_key(self: Comparison, task: str, seed: int) -> RunKey:
+    "The key of seed `seed`'s baseline of `task` as a run of its own (method `baseline`)."
+    return RunKey(task, "baseline", seed=seed, base=baseline_of(self.profile, task, seed))
+
+@patch
+def needs(self: Comparison, key: RunKey) -> list[RunKey]:
+    """The runs `key` reads (see above): its seeds' baselines not cached yet, the run a timing key times, Michel's
+    iterative run, Voita's lambda runs."""
+    from headprune_nb.recipes import _ready, model_dir
+    if key.method == "baseline": return []
+    seeds = sorted({key.seed, self.main_seed} if key.method.startswith("attention_") else {key.seed})
+    r = find_recipe(self.profile, key.task)
+    out = [self.baseline_key(key.task, s) for s in seeds if not _ready(model_dir(self.profile, key.task, s), r, s)]
+    if timed(key.method) != key.method: return out + [replace(key, method=timed(key.method))]
+    if key.method == "michel": return out + [replace(key, method="michel_curve", K=None)]
+    if key.method == "voita" and key.lam is None:
+        lams = self.P["lambdas"][key.task]
+        return out + [self.key(key.task, "voita", seed=key.seed, budget=key.budget, lam=lam) for lam in lams]
+    return out
+
+def run_baseline(cmp: Comparison, key: RunKey) -> RunRecord:
+    """Seed `key.seed`'s baseline of `key.task`, trained now unless cached: a record naming its run folder (the seed's
+    other runs start from it). Not kept in memory: the runs that need it load it (a dry run makes every seed's first)."""
+    return RunRecord(key, extra=dict(run=str(trained(cmp.profile, key.task, key.seed, cmp.device).run_dir)))
+
+RUNS["baseline"] = run_baseline
 
 # %% ../nbs/95_compare.ipynb #0c5f5d0e
 def run_comparison(cmp: Comparison, keys, progress: bool = True) -> dict:

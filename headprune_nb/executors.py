@@ -4,17 +4,22 @@
 
 # %% ../nbs/18_executors.ipynb #e18c0002
 from __future__ import annotations
-import ctypes, importlib, importlib.util, json, math, os, re, shutil, signal, socket, subprocess, sys, time, traceback
-from dataclasses import dataclass, asdict
+import collections, ctypes, hashlib, importlib, importlib.util, json, math, os, re, shutil, signal, socket, subprocess
+import sys, time, traceback
+from dataclasses import dataclass, asdict, field, replace
 from pathlib import Path
 from .runs import (RunKey, EXECUTORS, LocalExecutor, WORKER_ENV, make_one, load_record, record_path, lock_path)
-from .store import write_json, utc_now, lock_stale, lock_holder, open_here, _alive
+from .store import (write_json, read_json, read_csv, utc_now, lock_stale, lock_holder, open_here, run_precision,
+                                dry_note, _alive)
 from fastcore.basics import patch_to
 
 # %% auto #0
-__all__ = ['GRIDS', 'GONE_GRACE', 'RunSpec', 'spec_of', 'runs_here', 'ToyRun', 'grid_path', 'write_grid', 'read_grid',
-           'failure_path', 'work', 'work_keys', 'minutes', 'positive', 'seconds', 'text', 'Gone', 'GpusExecutor',
-           'seed_first', 'at_most_cores', 'CoresExecutor', 'sweep_grids', 'GridTask', 'squeue_states', 'SlurmExecutor']
+__all__ = ['GRIDS', 'CARRIED', 'GONE_GRACE', 'LADDER', 'JOBS', 'RunSpec', 'spec_of', 'runs_here', 'ToyRun', 'grid_path',
+           'write_grid', 'read_grid', 'read_settings', 'failure_path', 'grid_settings', 'no_gpu', 'work', 'work_keys',
+           'minutes', 'positive', 'seconds', 'text', 'ratio', 'memory', 'run_hours', 'Gone', 'GpusExecutor',
+           'seed_first', 'at_most_cores', 'CoresExecutor', 'sweep_grids', 'GridTask', 'needs_of', 'phases',
+           'task_limit', 'clock', 'Array', 'plan', 'makespan', 'partition_limits', 'job_name', 'queue', 'covered',
+           'SlurmExecutor', 'PlanExecutor']
 
 # %% ../nbs/18_executors.ipynb #e18c0005
 def _json_same(x):
@@ -61,14 +66,20 @@ def runs_here(run, desc: str = "") -> bool:
 
 # %% ../nbs/18_executors.ipynb #e18c0008
 class ToyRun:
-    "A run function for trying executors: each key's record has metric K; K in `fail_at` fails; each run sleeps `seconds`."
-    def __init__(self, fail_at=(), seconds: float = 0.0): self.fail_at, self.seconds = list(fail_at), seconds
-    def spec(self) -> RunSpec: return RunSpec("headprune_nb.executors:ToyRun", dict(fail_at=self.fail_at, seconds=self.seconds))
+    """A run function for trying executors: each key's record has metric K; K in `fail_at` fails; each run sleeps
+    `seconds`; a pair [K, K2] of `after`: key K needs key K2."""
+    def __init__(self, fail_at=(), seconds: float = 0.0, after=()):
+        self.fail_at, self.seconds, self.after = list(fail_at), seconds, [list(p) for p in after]
+    def spec(self) -> RunSpec:
+        args = dict(fail_at=self.fail_at, seconds=self.seconds, after=self.after)
+        return RunSpec("headprune_nb.executors:ToyRun", args)
+    def needs(self, key: RunKey) -> list: return [replace(key, K=b) for a, b in self.after if a == key.K]
     def run(self, key: RunKey):
         from headprune_nb.runs import RunRecord
-        time.sleep(self.seconds)
+        t0 = time.time(); time.sleep(self.seconds)
         if key.K in self.fail_at: raise ValueError(f"K {key.K} diverged")
-        return RunRecord(key, metric=float(key.K), extra=dict(device=os.environ.get("CUDA_VISIBLE_DEVICES")))
+        seen = dict(device=os.environ.get("CUDA_VISIBLE_DEVICES"), started=t0, ended=time.time())
+        return RunRecord(key, metric=float(key.K), extra=seen)
 
 # %% ../nbs/18_executors.ipynb #e18c000b
 GRIDS = ".grids"       # <records>/.grids/<stamp>/: grid.json, the workers' logs, failed/
@@ -78,27 +89,70 @@ def grid_path(folder) -> Path:
     stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
     return Path(folder).resolve() / GRIDS / f"{stamp}-{os.getpid()}-{time.time_ns() % 10**6}" / "grid.json"
 
-def write_grid(folder, run, keys) -> Path:
-    "Write the grid (run spec, records folder, keys) as JSON at a new `grid_path`; its path."
+def write_grid(folder, run, keys, settings: dict | None = None) -> Path:
+    """Write the grid (run spec, records folder, keys, `settings`: `grid_settings` by default) as JSON at a new
+    `grid_path`; its path."""
     spec = spec_of(run)
+    settings = settings or grid_settings(spec.args.get("device"))
     return write_json(grid_path(folder), dict(spec=asdict(spec), folder=str(Path(folder).resolve()), keys=[asdict(k) for k in keys],
-                                            written_utc=utc_now()))
+                                            settings=settings, written_utc=utc_now()))
 
 def read_grid(path) -> tuple[RunSpec, Path, list[RunKey]]:
     "(run spec, records folder, keys) of a grid file."
     g = json.loads(Path(path).read_text())
     return RunSpec(**g["spec"]), Path(g["folder"]), [RunKey(**k) for k in g["keys"]]
 
+def read_settings(path) -> dict:
+    "The settings a grid file gives its workers (`grid_settings`; {} in a grid file written before them)."
+    return json.loads(Path(path).read_text()).get("settings", {})
+
 def failure_path(grid, key: RunKey) -> Path:
     "Where a worker says why `key` failed."
     return Path(grid).parent / "failed" / f"{key.task}__{key.name}.txt"
 
+# %% ../nbs/18_executors.ipynb #e18c0040
+CARRIED = ("HEADPRUNE_PRECISION", "HEADPRUNE_CACHE", "HEADPRUNE_DATA_DIR", "HEADPRUNE_COMMAND")    # set in each worker
+
+def grid_settings(device: str | None = None, gpus: int = 0) -> dict:
+    """What each worker of a grid runs with (see above): the settings of `CARRIED` (folders absolute), the device the
+    user named (None: each worker's own) and the GPUs each task asked for."""
+    from headprune_nb.recipes import cache_dir
+    env = {k: os.environ[k] for k in CARRIED if os.environ.get(k)}
+    env.update(HEADPRUNE_PRECISION=run_precision(), HEADPRUNE_CACHE=str(cache_dir().resolve()))
+    if "HEADPRUNE_DATA_DIR" in env:
+        env["HEADPRUNE_DATA_DIR"] = str(Path(env["HEADPRUNE_DATA_DIR"]).expanduser().resolve())
+    return dict(env=env, device=device, gpus=gpus)
+
+def no_gpu(settings: dict) -> str | None:
+    """Why this worker must not start, in one line: its task asked for GPUs, no device was named, and torch sees none;
+    None: it may."""
+    if not settings.get("gpus") or settings.get("device"): return None
+    import torch
+    if torch.cuda.device_count(): return None
+    build = f"torch {torch.__version__}" + ("" if torch.version.cuda else ", a build without CUDA")
+    return (f"this task asked for {settings['gpus']} GPU(s) and sees none (CUDA_VISIBLE_DEVICES="
+            f"{os.environ.get('CUDA_VISIBLE_DEVICES')!r}, {build}): install torch with CUDA where the jobs run, or "
+            "name a device (--param device=cpu)")
+
 # %% ../nbs/18_executors.ipynb #e18c000c
 def work(grid, indices=None, claim: bool = False, log: str | None = None) -> int:
-    "Make the keys at `indices` of the grid file `grid` (None: all), in this process (see above); 0 if every one has its record."
+    """Make the keys at `indices` of the grid file `grid` (None: all), in this process, with the grid's settings (see
+    above); 0 if every one has its record."""
     os.environ[WORKER_ENV] = "1"
     spec, folder, keys = read_grid(grid)
-    return work_keys(spec.build(), folder, keys if indices is None else [keys[i] for i in indices], grid, claim, log)
+    keys, settings = keys if indices is None else [keys[i] for i in indices], read_settings(grid)
+    os.environ.update(settings.get("env", {}))
+    if why := no_gpu(settings): return _refuse(grid, keys, why, log)
+    if settings.get("device") and "device" in spec.args:
+        spec = RunSpec(spec.factory, dict(spec.args, device=settings["device"]))
+    return work_keys(spec.build(), folder, keys, grid, claim, log)
+
+def _refuse(grid, keys, why: str, log: str | None) -> int:
+    "Fail each of `keys` before any run starts, with the one line `why` (said here and in each key's failure file); 1."
+    print(f"FAILED: {why}", file=sys.stderr, flush=True)
+    for key in keys:
+        write_json(failure_path(grid, key), dict(key=asdict(key), error=why, log=log, host=os.uname().nodename))
+    return 1
 
 def work_keys(run, folder, keys, grid, claim: bool = False, log: str | None = None) -> int:
     "A worker's loop: make each of `keys` with `run` into `folder`, a failure written beside the grid file `grid`; 0 if every one has its record."
@@ -129,6 +183,8 @@ def minutes(text) -> int:
     if m.group(4) is not None: mins = a * 60 + b + math.ceil(c / 60)          # H:M:S
     elif m.group(3) is not None: mins = (a * 60 + b) if m.group(1) else a + math.ceil(b / 60)   # D-H:M or M:S
     else: mins = a * 60 if m.group(1) else a                                   # D-H or minutes
+    if d * 1440 + mins == 0:
+        raise ValueError(f"time={text!r}: Slurm reads a limit of 0 as none at all; give a positive limit")
     return d * 1440 + mins
 
 def positive(name):
@@ -156,6 +212,35 @@ def text(name):
         if not str(v).strip() or " " in str(v).strip(): raise ValueError(f"{name}={v!r}: give one word")
         return str(v).strip()
     return conv
+
+def ratio(name):
+    "A converter of option `name` to a number of at least 1 (a margin)."
+    def conv(v):
+        try: x = float(v)
+        except (TypeError, ValueError): x = 0.0
+        if not 1 <= x < math.inf: raise ValueError(f"{name}={v!r}: give a number of at least 1 (1.5: half again)")
+        return x
+    return conv
+
+def _mb(text) -> int:
+    "Megabytes of a Slurm memory size: 4000, 4000M, 32G, 1T."
+    m = re.fullmatch(r"(\d+)([KMGT]?)B?", str(text).strip().upper())
+    if not m or not int(m[1]): raise ValueError(f"mem={text!r}: give a size such as 32G or 4000M")
+    return math.ceil(int(m[1]) * {"K": 1 / 1024, "": 1, "M": 1, "G": 1024, "T": 1024 ** 2}[m[2]])
+
+def memory(v) -> str:
+    "A Slurm memory size, checked (`_mb`)."
+    _mb(v); return str(v).strip()
+
+def run_hours(path) -> dict[str, float]:
+    """{'<task>/<name>': GPU hours} of each run in a CSV with columns task, key, gpu_hours (a dry run's `run_hours.csv`);
+    a dict: converted already (`runs.get_executor` converts, then the executor's own constructor)."""
+    if isinstance(path, dict): return path
+    try: rows = read_csv(path)
+    except OSError as e: raise ValueError(f"hours={path}: cannot read it ({e.strerror}); give a run_hours.csv")
+    if rows and not {"task", "key", "gpu_hours"} <= set(rows[0]):
+        raise ValueError(f"hours={path}: not a table of task, key, gpu_hours")
+    return {f"{r['task']}/{r['key']}": float(r["gpu_hours"]) for r in rows}
 
 # %% ../nbs/18_executors.ipynb #e18c0012
 def _visible_gpus() -> list[str]:
@@ -387,10 +472,16 @@ def sweep_grids(folder) -> list[Path]:
     return out
 
 # %% ../nbs/18_executors.ipynb #e18c0017
+def _stop(signum, frame):
+    """A cancelled task ends now (submitit only logs SIGTERM): the run in progress unwinds, lets its key go and
+    writes no record."""
+    sys.exit(128 + signum)
+
 class GridTask:
     "What one array task runs: `work` on the grid file, in the job's process; requeued by submitit on preemption or timeout."
     def __init__(self, grid: str): self.grid = str(grid)
     def __call__(self, indices, log=None):
+        signal.signal(signal.SIGTERM, _stop)
         return work(self.grid, list(indices), log=log or _job_log())
     def checkpoint(self, indices, log=None):
         "Requeue the same keys (their finished records are kept; a run in progress resumes from its checkpoint)."
@@ -404,69 +495,310 @@ def _job_log() -> str | None:
         return str(submitit.JobEnvironment().paths.stderr)
     except Exception: return None
 
-def squeue_states(job_id: str) -> dict | None:
-    "{array task id: Slurm state} of `job_id`'s tasks still in the queue (PENDING, RUNNING, ...); None: squeue did not answer."
-    out = subprocess.run(["squeue", "-h", "-r", "-j", str(job_id), "-o", "%i %T"], capture_output=True, text=True)
-    if out.returncode != 0 and "Invalid job id" not in out.stderr: return None
-    return {_task(i): st for i, st in (l.split() for l in out.stdout.splitlines() if len(l.split()) == 2)}
+# %% ../nbs/18_executors.ipynb #e18c0042
+def _name(key) -> str:
+    "`<task>/<name>` of a key (a dry run's notes name keys so; a name stays itself)."
+    return f"{key.task}/{key.name}" if isinstance(key, RunKey) else str(key)
 
-def _task(job_id: str) -> str:
-    "An array task's index ('7_3' -> '3'); a job that is no array (submitit submits one run alone) keeps its id."
-    return job_id.split("_")[-1]
+def needs_of(run):
+    """What a key of `run` reads from other keys' records: `needs(key)` of the run function's object (none where it has
+    none)."""
+    return getattr(getattr(run, "__self__", run), "needs", lambda key: [])
+
+def phases(keys, needs, made=lambda key: False) -> tuple[dict, dict]:
+    """({key: phase}, {key: what it needs still to make}) of `keys` and, transitively, what they need that is not
+    `made`: phase 0 needs nothing still to make, a later one comes after the latest phase it needs (see above)."""
+    graph, todo = {}, collections.deque(keys)
+    while todo:
+        if (k := todo.popleft()) in graph: continue
+        graph[k] = [n for n in dict.fromkeys(needs(k)) if n != k and not made(n)]
+        todo.extend(n for n in graph[k] if n not in graph)
+    level, busy = {}, set()
+    def of(k):
+        if k not in level:
+            if k in busy: raise ValueError(f"{_name(k)} needs itself, through the runs it needs: fix the run's needs")
+            busy.add(k)
+            level[k] = 1 + max(map(of, graph[k]), default=-1)
+        return level[k]
+    for k in graph: of(k)
+    return level, graph
+
+# %% ../nbs/18_executors.ipynb #e18c0044
+LADDER = (15, 30, 60, 90, 120, 180, 240, 360, 480, 720, 960, 1440, 2160, 2880, 4320, 7200, 10080)   # limits, minutes
+
+def task_limit(run_minutes: float, margin: float = 1.5, floor: int = 15) -> int:
+    """A task's time limit in minutes: its runs' `run_minutes` x `margin`, at least `floor`, rounded up to a step of
+    `LADDER` (few limits: few arrays)."""
+    need = max(floor, math.ceil(run_minutes * margin))
+    return next((m for m in LADDER if m >= need), need)
+
+def clock(m: int) -> str:
+    "Minutes as Slurm writes a time limit: [D-]HH:MM:SS."
+    d, h = divmod(int(m) // 60, 24)
+    return (f"{d}-" if d else "") + f"{h:02d}:{int(m) % 60:02d}:00"
+
+@dataclass
+class Array:
+    """One job array of a submission: its phase, time limit (minutes), tasks (lists of indices into its keys) and
+    what it waits for (indices of earlier arrays, or the job ids of an earlier submission's)."""
+    phase: int
+    limit: int
+    tasks: list
+    after: list = field(default_factory=list)
+    job: str | None = None
+
+def plan(keys, level, graph, minutes: dict, chunk: int = 1, limit=task_limit, placed: dict | None = None) -> list:
+    """The arrays that make `keys` (see above): per phase, `chunk` keys to a task (the longest first), the tasks of one
+    time limit (`limit` of their keys' `minutes`) in one array, after the arrays that make what they need (`placed`:
+    {key: job id} of an earlier submission's)."""
+    out, where = [], dict(placed or {})
+    for ph in sorted({level[k] for k in keys}):
+        mine = sorted((i for i, k in enumerate(keys) if level[k] == ph), key=lambda i: -minutes[keys[i]])
+        by = {}
+        for j in range(0, len(mine), chunk):
+            c = sorted(mine[j:j + chunk])
+            by.setdefault(limit(sum(minutes[keys[i]] for i in c)), []).append(c)
+        for t, tasks in sorted(by.items(), reverse=True):
+            these = [keys[i] for c in tasks for i in c]
+            out.append(Array(ph, t, tasks, sorted({where[n] for k in these for n in graph[k] if n in where}, key=str)))
+            where.update(dict.fromkeys(these, len(out) - 1))
+    return out
+
+# %% ../nbs/18_executors.ipynb #e18c0046
+def makespan(arrays, keys, hours: dict, slots: int) -> float:
+    """Hours until the last task of `arrays` ends with `slots` tasks at a time (GPUs / GPUs per task): a task takes its
+    keys' `hours` and starts once a slot is free and every array its array waits for has ended (afterok), earlier
+    arrays first, as Slurm starts them."""
+    import heapq
+    todo = [(a, sum(hours.get(keys[i], 0.0) for i in c)) for a, arr in enumerate(arrays) for c in arr.tasks]
+    left, t, running = [len(a.tasks) for a in arrays], 0.0, []
+    while todo or running:
+        ready = [x for x in todo if all(isinstance(d, str) or left[d] == 0 for d in arrays[x[0]].after)]
+        for x in ready[:max(0, slots - len(running))]:
+            todo.remove(x); heapq.heappush(running, (t + x[1], x[0]))
+        if not running: raise ValueError("arrays that wait for each other: no task can start")
+        t, a = heapq.heappop(running); left[a] -= 1
+    return t
+
+# %% ../nbs/18_executors.ipynb #e18c0048
+def _limits(lines, partition: str | None) -> dict | None:
+    "`partition_limits` from sinfo's lines `%P|%l|%c|%m|%G` (None: no such partition)."
+    rows = [l.split("|") for l in lines if l.count("|") == 4]
+    rows = [r for r in rows if r[0].rstrip("*") == partition] if partition else [r for r in rows if r[0].endswith("*")]
+    if not rows: return None
+    num = lambda s: int(m[0]) if (m := re.match(r"\d+", s.strip())) else 0
+    gpus = lambda g: sum(int(m[1]) for m in re.finditer(r"gpu(?::[^:,(]+)?:(\d+)", g))
+    times = [None if r[1].strip().lower() in ("infinite", "unlimited") else minutes(r[1]) for r in rows]
+    return dict(name=rows[0][0].rstrip("*"), time=None if None in times else max(times),
+                cpus=max(num(r[2]) for r in rows), mem=max(num(r[3]) for r in rows), gpus=max(gpus(r[4]) for r in rows))
+
+def partition_limits(partition: str | None = None) -> dict | None:
+    """The most one task may ask of `partition` (None: the default one), from sinfo: time (minutes; None: no limit), and
+    the cpus, mem (MB) and gpus of its largest node; None: sinfo did not answer or knows no such partition."""
+    try: out = subprocess.run(["sinfo", "-h", "-o", "%P|%l|%c|%m|%G"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired): return None
+    return _limits(out.stdout.splitlines(), partition) if out.returncode == 0 else None
+
+# %% ../nbs/18_executors.ipynb #e18c004a
+JOBS = "jobs.json"       # beside grid.json: {job id: {task id (squeue's): key indices}}, as each array is submitted
+
+def job_name(folder) -> str:
+    "The Slurm job name of every array submitted for the records folder `folder`: how a re-run finds them."
+    return "headprune-" + hashlib.sha1(str(Path(folder).resolve()).encode()).hexdigest()[:10]
+
+def queue(folder) -> dict | None:
+    """{'<job>_<task>': (state, reason, grid folder)} of every queued or running task of the arrays submitted for
+    `folder` (squeue, by their job name; the comment names the grid folder); None: squeue did not answer."""
+    cmd = ["squeue", "-h", "-r", "--name", job_name(folder), "-o", "%i|%T|%r|%k"]
+    try: out = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired): return None
+    if out.returncode != 0: return None
+    rows = [p for line in out.stdout.splitlines() if len(p := line.strip().split("|", 3)) == 4]
+    return {i: tuple(p[1:]) for p in rows for i in _ids(p[0])}
+
+def _ids(jid: str) -> list[str]:
+    """The task ids a squeue id stands for: '7_3' itself; '7_[0-2,5%4]' (tasks not yet split off their array) 7_0, 7_1,
+    7_2, 7_5."""
+    m = re.fullmatch(r"(\d+)_\[([\d,-]+)(?:%\d+)?\]", jid)
+    if not m: return [jid]
+    spans = (r.partition("-") for r in m[2].split(","))
+    return [f"{m[1]}_{i}" for a, _, b in spans for i in range(int(a), int(b or a) + 1)]
+
+def covered(q: dict) -> dict:
+    """{key: '<job>_<task>'} of the keys the queued tasks `q` (`queue`) make, read from each one's grid folder (its
+    grid.json and jobs.json)."""
+    out, grids = {}, {}
+    for jid, (_, _, sub) in q.items():
+        if sub not in grids:
+            try: grids[sub] = read_grid(Path(sub) / "grid.json")[2], read_json(Path(sub) / JOBS, {}, dict)
+            except (OSError, ValueError, TypeError, KeyError): grids[sub] = [], {}
+        keys, jobs = grids[sub]
+        out.update({keys[i]: jid for i in jobs.get(jid.split("_")[0], {}).get(jid, []) if i < len(keys)})
+    return out
 
 # %% ../nbs/18_executors.ipynb #e18c0018
 class SlurmExecutor:
-    "A job array of workers through submitit (see above)."
-    OPTIONS = dict(partition=text("partition"), time=minutes, gpus=positive("gpus"), cpus=positive("cpus"), mem=text("mem"),
+    "Job arrays of workers through submitit: one per phase and time limit (see above)."
+    OPTIONS = dict(partition=text("partition"), time=minutes, gpus=positive("gpus"), cpus=positive("cpus"), mem=memory,
                    account=text("account"), qos=text("qos"), constraint=text("constraint"), chunk=positive("chunk"),
-                   parallel=positive("parallel"), poll=seconds("poll"))
-    SBATCH = dict(partition="partition", time="time", gpus="gpus_per_task", cpus="cpus_per_task", mem="mem",
-                  account="account", qos="qos", constraint="constraint", parallel="array_parallelism")
+                   parallel=positive("parallel"), poll=seconds("poll"), device=text("device"), hours=run_hours,
+                   run_time=minutes, margin=ratio("margin"), floor=minutes)
+    SBATCH = dict(partition="partition", gpus="gpus_per_task", cpus="cpus_per_task", mem="mem", account="account",
+                  qos="qos", constraint="constraint", parallel="array_parallelism")
+    OWN = dict(chunk=1, poll=10.0, device=None, hours=None, run_time=60, margin=1.5, floor=15, time=None)   # ours
 
     def __init__(self, **opts):
         if importlib.util.find_spec("submitit") is None:
             raise ImportError("executor slurm needs submitit: pip install 'headprune-nb[slurm]' (or pip install submitit)")
         self.opts = {k: self.OPTIONS[k](v) for k, v in opts.items()}
-        self.chunk, self.poll = self.opts.pop("chunk", 1), self.opts.pop("poll", 10.0)
+        for k, default in self.OWN.items(): setattr(self, k, self.opts.pop(k, default))
 
-    def submit(self, grid: Path, keys) -> tuple:
-        "Submit the array; (job id, {array task id: key indices}, {array task id: log file})."
-        import submitit
-        ex = submitit.SlurmExecutor(folder=grid.parent / "slurm")
-        ex.update_parameters(job_name="headprune", **{self.SBATCH[k]: v for k, v in {"time": 60, **self.opts}.items()})
-        chunks = [list(range(i, min(i + self.chunk, len(keys)))) for i in range(0, len(keys), self.chunk)]
-        jobs = ex.map_array(GridTask(grid), chunks)
-        return (jobs[0].job_id.split("_")[0], {_task(j.job_id): c for j, c in zip(jobs, chunks)},
-                {_task(j.job_id): str(j.paths.stderr) for j in jobs})
+    def run_minutes(self, key) -> float:
+        """Minutes `key`'s run is expected to take: its GPU hours in the `hours` table, else the table's longest run's,
+        else `run_time`."""
+        if not self.hours: return float(self.run_time)
+        return 60 * self.hours.get(_name(key), max(self.hours.values()))
+
+    def limit(self, run_minutes: float) -> int:
+        """The time limit of a task whose runs take `run_minutes`: `time` where given, else `task_limit` with `margin`
+        and `floor`."""
+        return self.time or task_limit(run_minutes, self.margin, self.floor)
+
+# %% ../nbs/18_executors.ipynb #e18c004c
+@patch_to(SlurmExecutor)
+def refused(self, arrays, keys, limits: dict | None) -> str | None:
+    """One line naming the first request of `arrays` over the partition's `limits` (`partition_limits`), and the fix;
+    None: all fit, or sinfo did not answer."""
+    if limits is None or not arrays: return None
+    p, big = limits["name"], max(arrays, key=lambda a: a.limit)
+    if limits["time"] is not None and big.limit > limits["time"]:
+        k = keys[big.tasks[0][0]]
+        hours = f"{self.run_minutes(k) / 60:.1f} h x {self.margin:g}"
+        why = f"time={clock(self.time)}" if self.time else f"{_name(k)} needs {clock(big.limit)} ({hours})"
+        return (f"{why}, over partition {p}'s MaxTime {clock(limits['time'])} (sinfo): pass --executor-opt "
+                f"time={clock(limits['time'])} (a task cut short is requeued and its run resumes from its checkpoint) "
+                "or choose another partition")
+    for opt, unit in (("cpus", ""), ("mem", " MB"), ("gpus", "")):
+        want = _mb(self.opts[opt]) if opt == "mem" and opt in self.opts else self.opts.get(opt, 0)
+        if want > limits[opt]:
+            return (f"{opt}={self.opts[opt]} per task, over partition {p}'s largest node ({limits[opt]}{unit}, sinfo): "
+                    "ask for less or choose another partition")
+    return None
+
+@patch_to(SlurmExecutor)
+def submit(self, grid: Path, folder, arr: Array, after: list) -> dict:
+    """Submit one array (`afterok` the jobs `after`); {task id ('<job>_<task>'; a lone task: its job id): its log}, each
+    task's key indices added to the grid's `jobs.json` (what a re-run reads)."""
+    import submitit
+    ex = submitit.SlurmExecutor(folder=grid.parent / "slurm")
+    wait = {"dependency": "afterok:" + ":".join(after)} if after else {}
+    ex.update_parameters(job_name=job_name(folder), comment=str(grid.parent), time=arr.limit, **wait,
+                         **{self.SBATCH[k]: v for k, v in self.opts.items()})
+    jobs = ex.map_array(GridTask(grid), arr.tasks)
+    arr.job = jobs[0].job_id.split("_")[0]
+    tasks = {j.job_id: c for j, c in zip(jobs, arr.tasks)}
+    write_json(grid.parent / JOBS, dict(read_json(grid.parent / JOBS, {}, dict), **{arr.job: tasks}))
+    return {j.job_id: str(j.paths.stderr) for j in jobs}
 
 # %% ../nbs/18_executors.ipynb #e18c0019
 @patch_to(SlurmExecutor)
 def map(self, run, keys, folder):
-    "Yield (key, record or None, None or the error) as records appear or tasks end without them; progress on stderr."
+    """Yield (key, record or None, None or the error) as records appear or tasks end without them; progress on stderr
+    (see above)."""
     if runs_here(run, "slurm"): yield from LocalExecutor().map(run, keys, folder); return
-    held = lambda k: lock_path(folder, k).exists() and not lock_stale(lock_path(folder, k))
-    fresh = [k for k in keys if not held(k)]                 # a key a live job of an earlier submission holds: waited for
-    earlier = {k: lock_holder(lock_path(folder, k)).get("log") or "the earlier submission's job log" for k in keys if k not in fresh}
-    grid = write_grid(folder, run, fresh or keys)
-    job, chunks, logs = self.submit(grid, fresh) if fresh else (None, {}, {})
-    task_of = {fresh[i]: t for t, ix in chunks.items() for i in ix}
-    print(f"slurm: job array {job}, {len(chunks)} task(s) for {len(fresh)} run(s), {len(keys) - len(fresh)} already running; "
-          f"logs: {grid.parent / 'slurm'}", file=sys.stderr, flush=True)
-    watch, said, failed, left = _Watch(keys, folder, grid), None, 0, Gone(folder)
+    folder = Path(folder).resolve()
+    live = covered(queue(folder) or {})          # queued or running already; asked first: a task that ends meanwhile
+    level, graph = phases(keys, needs_of(run), lambda k: load_record(folder, k) is not None)   # has its record by now
+    fresh = [k for k in level if k not in live and _free(folder, k)]     # a key a live process holds: waited for
+    arrays = plan(fresh, level, graph, {k: self.run_minutes(k) for k in fresh}, self.chunk, self.limit,
+                  {k: j.split("_")[0] for k, j in live.items()})
+    if why := self.refused(arrays, fresh, partition_limits(self.opts.get("partition"))):
+        raise ValueError(f"slurm: {why}")
+    settings = grid_settings(self.device or spec_of(run).args.get("device"), self.opts.get("gpus", 0))
+    grid, where, logs = write_grid(folder, run, fresh or keys, settings), dict(live), {}
+    for a in arrays:
+        after = [arrays[d].job if isinstance(d, int) else d for d in a.after]
+        logs.update(self.submit(grid, folder, a, after))
+        where.update({fresh[i]: t for t, ix in read_json(grid.parent / JOBS)[a.job].items() for i in ix})
+        print(f"slurm: job array {a.job}: phase {a.phase}, {len(a.tasks)} task(s), --time={clock(a.limit)}"
+              + (f", after {', '.join(after)}" if after else ""), file=sys.stderr, flush=True)
+    queued = ", ".join(sorted({j.split("_")[0] for j in live.values()})) or "none"
+    print(f"slurm: {len(fresh)} run(s) submitted, {len(live)} queued or running already ({queued}), "
+          f"{len(level) - len(fresh) - len(live)} held by a live process; logs: {grid.parent / 'slurm'}",
+          file=sys.stderr, flush=True)
+    yield from self.watch(keys, folder, grid, where, logs, graph)
+
+# %% ../nbs/18_executors.ipynb #e18c004d
+def _cancel_doomed(q: dict | None, doomed: set) -> None:
+    "Cancel each array of `q` (`queue`) that waits on a dependency that can never be met (a run it needs failed), once."
+    never = {j.split("_")[0] for j, (_, reason, _) in (q or {}).items() if reason == "DependencyNeverSatisfied"}
+    for job in never - doomed:
+        doomed.add(job)
+        subprocess.run(["scancel", job], capture_output=True)
+
+def _progress(q: dict | None, ids: set, made: int, failed: int) -> str:
+    "The progress line: runs done and failed, the tasks `ids` running and pending in `q`, why the pending ones wait."
+    st = [q[j][0] for j in ids if q and j in q]
+    waits = collections.Counter(q[j][1] for j in ids if q and j in q and q[j][0] == "PENDING")
+    why = ", ".join(f"{r} {n}" for r, n in sorted(waits.items()))
+    line = f"slurm: {made} done, {st.count('RUNNING')} running, {st.count('PENDING')} pending, {failed} failed"
+    return line + (f"; pending: {why}" if why else "")
+
+@patch_to(SlurmExecutor)
+def watch(self, keys, folder, grid, where: dict, logs: dict, graph: dict):
+    """Yield (key, record or None, None or the error) for each of `keys` as its record appears or its task (`where`:
+    '<job>_<task>') leaves the queue without it; what they need is watched too (its failures said on stderr); progress
+    on stderr."""
+    want, doomed, said, made, failed = set(keys), set(), None, 0, 0
+    left = Gone(folder)                        # a key whose task left the queue: gone once free (an NFS grace)
+    watch = _Watch(list(keys) + [k for k in where if k not in want], folder, grid)
     try:
         while watch.todo:
-            states = squeue_states(job) if job else {}
-            gone = lambda k: states is not None and left(k, task_of[k] not in states if k in task_of else True)
-            why = lambda k: _why(grid, folder, k, logs[task_of[k]] if k in task_of else earlier[k])
-            for key, rec, err in watch.poll(gone, why):
-                failed += err is not None; yield key, rec, err
-            st = list((states or {}).values())
-            now = (len(keys) - len(watch.todo) - failed, st.count("RUNNING"), st.count("PENDING"), failed)
-            if now != said: said = now; print("slurm: {} done, {} running, {} pending, {} failed".format(*now), file=sys.stderr, flush=True)
+            q = queue(folder)
+            _cancel_doomed(q, doomed)
+            gone = lambda k: q is not None and left(k, where[k] not in q if k in where else True)
+            for key, rec, err in watch.poll(gone, lambda k: self.why(grid, folder, k, where, logs, doomed, graph)):
+                made, failed = made + (key in want and err is None), failed + (key in want and err is not None)
+                if key in want: yield key, rec, err
+                elif err is not None: print(f"failed: {_name(key)} (a run the grid needs): {err}", file=sys.stderr)
+            if (now := _progress(q, {j for k, j in where.items() if k in watch.todo}, made, failed)) != said:
+                said = now
+                print(now, file=sys.stderr, flush=True)
             if watch.todo: time.sleep(self.poll)
     except KeyboardInterrupt:
-        print(f"slurm: interrupted; job {job} goes on (scancel {job} stops it); run again to gather its records", file=sys.stderr)
+        jobs = " ".join(sorted({j.split("_")[0] for j in where.values()}))
+        print(f"slurm: interrupted; jobs {jobs} go on (scancel {jobs} stops them); run again to gather their records",
+              file=sys.stderr)
         raise
+
+@patch_to(SlurmExecutor)
+def why(self, grid, folder, key, where, logs, doomed, graph) -> str:
+    "One line: why `key` has no record (its task's failure, or the run it waited for that failed), and its log."
+    if key in where and where[key].split("_")[0] in doomed:
+        lost = ", ".join(_name(n) for n in graph.get(key, [])[:2] if load_record(folder, n) is None)
+        return (f"not run: {lost or 'a run of an array it waits for'} failed first (its dependency can never be met: "
+                "cancelled); run again once that is fixed")
+    log = logs.get(where.get(key)) or lock_holder(lock_path(folder, key)).get("log")
+    return _why(grid, folder, key, log or f"the array task's log in {grid.parent / 'slurm'}")
+
+# %% ../nbs/18_executors.ipynb #e18c004e
+class PlanExecutor:
+    """The executor of every grid of a dry run (`runs.default_executor`): its keys and what they need, made here in
+    phase order, the grid noted in dry_run.jsonl (what `reproduce.slurm_plan` plans arrays and wall hours from)."""
+    OPTIONS: dict = {}
+    def map(self, run, keys, folder):
+        """Yield (key, record or None, None or the error) of each of `keys`, made here after what it needs; the grid
+        noted first."""
+        from headprune_nb.store import _KEYS_HELD
+        level, graph = phases(keys, needs_of(run), lambda k: load_record(folder, k) is not None)
+        order = sorted(level, key=level.get)
+        dry_note("grid", nested=bool(_KEYS_HELD), keys=[_name(k) for k in order], phases=[level[k] for k in order],
+                 needs={_name(k): [_name(n) for n in ns] for k, ns in graph.items() if ns})
+        want = set(keys)
+        for key, rec, err in LocalExecutor().map(run, order, folder):
+            if key in want: yield key, rec, err
+            elif err is not None:
+                print(f"failed: {_name(key)} (a run the grid needs): {type(err).__name__}: {err}", file=sys.stderr)
 
 # %% ../nbs/18_executors.ipynb #e18c001a
 EXECUTORS.update(gpus=GpusExecutor, slurm=SlurmExecutor, cores=CoresExecutor)

@@ -9,7 +9,7 @@ from functools import cached_property
 from fastcore.basics import patch
 from pathlib import Path
 import numpy as np
-from .runs import RunKey, RunRecord, run_grid, load_sample, save_record
+from .runs import RunKey, RunRecord, run_grid, load_sample, save_record, run_device, profile_device
 from .store import read_csv, read_json, write_json, blank, dry_run, dry_note, dry_replay, save_figure
 from .heads import ENC_DEC_KINDS
 from .verdicts import NOISE, NOTICEABLE, Rule, evidence, claim_row, not_checked_row, NOT_CHECKED, vote_row, lowest, highest, guard, per_seed
@@ -455,7 +455,8 @@ def run_summary(folder) -> dict:
 # %% ../nbs/96_lottery_exp.ipynb #f68b2546
 def same_settings(got: dict, profile: str, s: int, params: dict) -> bool:
     "Did the run whose provenance is `got` run seed `s` with `params` (the seeds aside)? Judged by what it records, however it was started."
-    plain = lambda d: json.loads(json.dumps({k: v for k, v in d.items() if k != "seeds"}, default=str))
+    named = lambda k, v: v or profile_device(profile) if k == "device" else v      # no device named: the profile's
+    plain = lambda d: json.loads(json.dumps({k: named(k, v) for k, v in d.items() if k != "seeds"}, default=str))
     return (got.get("profile"), got.get("seed")) == (profile, s) and plain(got.get("params", {})) == plain(params)
 
 # %% ../nbs/96_lottery_exp.ipynb #a839252e
@@ -500,8 +501,9 @@ METHODS = ("lottery", "ticket", "reinit", "timing")     # the keys' methods: Lot
 
 class LotteryRun:
     "The models behind one seed's records, built on first use (see above)."
-    def __init__(self, profile: str, P: dict, seed: int, device: str, speed_repeats: int, progress: bool = True):
-        self.profile, self.P, self.seed, self.device = profile, P, seed, device
+    def __init__(self, profile: str, P: dict, seed: int, device: str | None, speed_repeats: int, progress: bool = True):
+        self.profile, self.P, self.seed, self.named_device = profile, P, seed, device
+        self.device = run_device(device, profile)             # None: the one this process is given (a worker's own GPU)
         self.speed_repeats, self.progress, self.models = speed_repeats, progress, {}
 
     def run(self, key: RunKey) -> RunRecord:
@@ -514,7 +516,8 @@ class LotteryRun:
 def spec(self: LotteryRun):
     "How a worker rebuilds this run function (`executors.RunSpec`): the class and its arguments as JSON."
     from headprune_nb.executors import RunSpec
-    return RunSpec("headprune_nb.lottery_exp:LotteryRun", dict(profile=self.profile, P=self.P, seed=self.seed, device=self.device,
+    return RunSpec("headprune_nb.lottery_exp:LotteryRun", dict(profile=self.profile, P=self.P, seed=self.seed,
+                                                               device=self.named_device,
                                                                speed_repeats=self.speed_repeats, progress=False))
 
 @patch
@@ -741,7 +744,7 @@ def committed_settings(prov: dict) -> tuple[dict, dict]:
     "(P, bases) of the run whose provenance is `prov`."
     p = prov["params"]
     P = {k: p.get(k) for k in (*DEFAULTS[prov["profile"]], "train_limit")}
-    return P, bases(P, p["speed_repeats"], p["device"])
+    return P, bases(P, p["speed_repeats"], p["device"] or profile_device(prov["profile"]))
 
 # %% ../nbs/96_lottery_exp.ipynb #ed794578
 def made_then(prov: dict, note: str) -> dict:

@@ -16,12 +16,12 @@ from .runs import HEAD_SCANS, head_scan_path, cached_head_scan, EXECUTOR_ENV
 # %% auto #0
 __all__ = ['PROFILES', 'EXPERIMENTS', 'INSTALLED', 'USER_RESULTS', 'SMOKE_TIMES', 'KERNEL_ARGS', 'KERNEL_ENV', 'PROFILE_ENV',
            'RESERVED', 'LIMITS', 'COMPLETE', 'PREVIOUS', 'FRESH', 'RUN_PARAMS', 'ADDITIVE', 'GPU_ASSUMPTION',
-           'COST_FILE', 'EVAL_BATCH', 'CLUSTER_GPUS', 'TIME_MARGIN', 'MAX_TIME_H', 'PROFILE_TIME_MIN', 'Experiment',
-           'get_experiment', 'reproduce_dir', 'results_dir', 'committed_dir', 'runtime_of', 'parse_param',
-           'run_experiment', 'quiet_kernel', 'live_output', 'notebook_params', 'declared', 'fits', 'check_params',
-           'marker', 'finished', 'unfinish', 'set_aside', 'params_clash', 'is_complete', 'run_all', 'run_history',
-           'dry_run_root', 'dry_run_experiment', 'full_cost', 'wall_hours', 'cost_row', 'dry_run_all', 'cost_table',
-           'cost_line', 'slurm_time', 'executor_for']
+           'COST_FILE', 'EVAL_BATCH', 'CLUSTER_GPUS', 'SLURM_PROFILE', 'RUN_HOURS', 'Experiment', 'get_experiment',
+           'reproduce_dir', 'results_dir', 'committed_dir', 'runtime_of', 'parse_param', 'run_experiment',
+           'quiet_kernel', 'live_output', 'notebook_params', 'declared', 'fits', 'check_params', 'marker', 'finished',
+           'unfinish', 'set_aside', 'params_clash', 'is_complete', 'run_all', 'shorten', 'failed_line', 'run_history',
+           'dry_run_root', 'dry_run_experiment', 'full_cost', 'key_hours', 'wall_hours', 'cost_row', 'dry_run_all',
+           'cost_table', 'cost_line', 'slurm_opts', 'executor_for', 'experiment_executor', 'slurm_plan', 'plan_lines']
 
 # %% ../nbs/90_reproduce.ipynb #28ff10e1
 PROFILES = ("smoke", "cpu", "full")
@@ -413,12 +413,23 @@ def run_all(profile: str, params: dict | None = None, out_root=None, force: bool
         if profile not in EXPERIMENTS[name].profiles: status[name] = f"skipped (no {profile} profile)"; continue
         if not force and is_complete(out, profile, params): status[name] = "skipped (complete)"; continue
         try:
-            run_experiment(name, profile, params, out, command=command, progress=progress, fresh=force)
+            with experiment_executor(name, profile):
+                run_experiment(name, profile, params, out, command=command, progress=progress, fresh=force)
             status[name] = "done"
-        except Exception as e:                     # papermill's error names the failing cell; keep going
-            lines = [l for l in str(e).splitlines() if l.strip()]
-            status[name] = f"failed: {type(e).__name__}: {lines[-1] if lines else ''}"[:300]
+        except Exception as e: status[name] = failed_line(e)    # papermill's error names the failing cell; keep going
     return status
+
+def shorten(text: str, width: int = 300) -> str:
+    "`text` in at most `width` characters, cut at the end of a word (' ...' marks the cut)."
+    if len(text) <= width: return text
+    cut = text[:width - 4]
+    return (cut[:cut.rfind(" ")] if " " in cut[width // 2:] else cut) + " ..."
+
+def failed_line(e: BaseException) -> str:
+    """An experiment's failure in one line: 'failed: <type>: <its last line>', at most 300 characters, never cut
+    mid-word."""
+    lines = [l for l in str(e).splitlines() if l.strip()]
+    return shorten(f"failed: {type(e).__name__}: {lines[-1] if lines else ''}")
 
 # %% ../nbs/90_reproduce.ipynb #3001a68c
 def run_history(out) -> dict:
@@ -446,7 +457,8 @@ def _check_scratch(out: Path):
 
 def dry_run_experiment(name: str, params: dict | None = None, out_dir=None, command: str | None = None,
                        progress: bool = True, cache=None) -> Path:
-    "Dry run of `name`'s full profile into a scratch folder (see above); writes `full_cost.json` beside its results."
+    """Dry run of `name`'s full profile into a scratch folder (see above); writes `full_cost.json` (with its Slurm plan)
+    and `run_hours.csv` beside its results."""
     import shutil
     from headprune_nb.data import DRY_RUN_ENV, DRY_RUN_LOG, dry_notes
     get_experiment(name, "full")
@@ -469,9 +481,20 @@ def dry_run_experiment(name: str, params: dict | None = None, out_dir=None, comm
             if v is None: os.environ.pop(k, None)
             else: os.environ[k] = v
     notes = dry_notes(out)
-    write_json(out / "full_cost.json", dict(name=name, **full_cost(notes),
+    plan = slurm_plan(notes, _slurm_spec(name))
+    write_json(out / "full_cost.json", dict(name=name, **full_cost(notes), slurm=plan,
                                             stand_ins=[n for n in notes if n["kind"] in ("data", "weights")]))
+    hours = key_hours(notes)
+    keys = [k for g in notes if g["kind"] == "grid" and not g["nested"] for k in g["keys"]]
+    write_csv(out / "run_hours.csv", [dict(zip(("task", "key"), k.split("/", 1)), gpu_hours=round(hours.get(k, 0.0), 4))
+                                      for k in keys])
     return out
+
+def _slurm_spec(name: str) -> dict:
+    "The slurm executor's options a dry run plans with: the ones `--executor slurm` named, else the full profile's."
+    from headprune_nb.runs import use_executor
+    spec = use_executor()
+    return spec["opts"] if spec.get("name") == "slurm" else slurm_opts(name, "full", {})
 
 # %% ../nbs/90_reproduce.ipynb #94dadaf3
 def _model_measures(model: str, vocab: int | None, labels: int | None, seq: int = 128) -> dict:
@@ -502,32 +525,55 @@ def _measured(model, vocab, labels, seq):
 
 EVAL_BATCH = 32      # evaluation's peak memory: the weights and the activations of this many examples (an upper bound: inference keeps none for backward)
 
-def full_cost(notes: list[dict]) -> dict:
-    "What the real (full-profile) run costs, from a dry run's notes: steps, examples, FLOPs, GPU hours, peak memory."
-    measures, train_flops, eval_flops, peak, steps, examples, runs = {}, 0.0, 0.0, 0.0, 0, 0, set()
-    per_run = {}                                   # training FLOPs of each run (folder, else note): the largest bounds a cluster's wall time
-    for n in notes:
-        if n["kind"] not in ("train", "eval"): continue
-        if n.get("run") in runs: continue          # a finished run folder is resumed, not trained again
+def _costs(notes: list[dict]):
+    """Each training or evaluation note of a dry run with what it costs: (index, note, training FLOPs, evaluation FLOPs,
+    peak memory in bytes); a run folder met again costs nothing (a finished run is resumed, not trained again)."""
+    measures, runs = {}, set()
+    for i, n in enumerate(notes):
+        if n["kind"] not in ("train", "eval") or n.get("run") in runs: continue
         if n.get("run"): runs.add(n["run"])
         key = (n["model"], n.get("vocab"), n.get("labels"))
         if key not in measures: measures[key] = _model_measures(*key)
-        m = measures[key]
+        m, b = measures[key], n.get("beam", 1)
         if n["kind"] == "train":
-            steps += n["steps"]
-            f = 3 * m["flops_per_token"] * n["tokens_per_step"] * n["steps"]
-            k = n.get("run") or len(per_run)      # a note without a run folder: a run of its own
-            train_flops += f; per_run[k] = per_run.get(k, 0.0) + f
-            peak = max(peak, 16 * m["params"] + m["activation_bytes_per_token"] * n["tokens_per_step"])
+            flops = 3 * m["flops_per_token"] * n["tokens_per_step"] * n["steps"]
+            yield i, n, flops, 0.0, 16 * m["params"] + m["activation_bytes_per_token"] * n["tokens_per_step"]
         else:
+            flops = b * m["flops_per_token"] * n["tokens"] * n["examples"]
+            yield i, n, 0.0, flops, 4 * m["params"] + m["activation_bytes_per_token"] * n["tokens"] * b * EVAL_BATCH
+
+def _gpu_hours(flops: float) -> float: return flops / (GPU_ASSUMPTION["tflops"] * 1e12) / 3600
+
+def full_cost(notes: list[dict]) -> dict:
+    "What the real (full-profile) run costs, from a dry run's notes: steps, examples, FLOPs, GPU hours, peak memory."
+    train_flops, eval_flops, peak, steps, examples, models = 0.0, 0.0, 0.0, 0, 0, set()
+    per_run = {}                                   # training FLOPs of each run (folder, else note)
+    for _, n, tf, ef, mem in _costs(notes):
+        models.add(n["model"])
+        train_flops, eval_flops, peak = train_flops + tf, eval_flops + ef, max(peak, mem)
+        if n["kind"] == "eval":
             examples += n["examples"]
-            eval_flops += n.get("beam", 1) * m["flops_per_token"] * n["tokens"] * n["examples"]
-            peak = max(peak, 4 * m["params"] + m["activation_bytes_per_token"] * n["tokens"] * n.get("beam", 1) * EVAL_BATCH)
-    flops = train_flops + eval_flops
+            continue
+        steps += n["steps"]
+        k = n.get("run") or len(per_run)          # a note without a run folder: a run of its own
+        per_run[k] = per_run.get(k, 0.0) + tf
     return dict(train_steps=steps, eval_examples=examples, train_flops=train_flops, eval_flops=eval_flops,
-                gpu_hours=flops / (GPU_ASSUMPTION["tflops"] * 1e12) / 3600, peak_memory_gib=peak / 2**30,
-                train_runs=len(per_run), largest_run_gpu_hours=max(per_run.values(), default=0.0) / (GPU_ASSUMPTION["tflops"] * 1e12) / 3600,
-                models=sorted({k[0] for k in measures}), assumption=GPU_ASSUMPTION)
+                gpu_hours=_gpu_hours(train_flops + eval_flops), peak_memory_gib=peak / 2**30, train_runs=len(per_run),
+                largest_run_gpu_hours=_gpu_hours(max(per_run.values(), default=0.0)), models=sorted(models),
+                assumption=GPU_ASSUMPTION)
+
+def key_hours(notes: list[dict]) -> dict[str, float]:
+    """GPU hours of each run of a dry run, {'<task>/<name>': hours}, from the notes between its start and end
+    (`runs.noting`; a run made inside another counts for the outer one, in whose task it runs); '': the work outside
+    any run."""
+    owner, open_ = [], []
+    for n in notes:
+        if n["kind"] == "run" and n["at"] == "start": open_.append(n["key"])
+        elif n["kind"] == "run" and open_: open_.pop()
+        owner.append(open_[0] if open_ else "")
+    out = {}
+    for i, _, tf, ef, _ in _costs(notes): out[owner[i]] = out.get(owner[i], 0.0) + _gpu_hours(tf + ef)
+    return out
 
 # %% ../nbs/90_reproduce.ipynb #7ec54fa6
 CLUSTER_GPUS = (1, 8, 64)
@@ -537,9 +583,14 @@ def wall_hours(gpu_hours: float, largest: float, runs: int, gpus: int) -> float:
     return max(largest, gpu_hours / max(1, min(gpus, runs)))
 
 def cost_row(cost: dict) -> dict:
-    "One row of the cost table from a dry run's `full_cost.json`."
-    wall = {f"wall_h_{g}gpu": round(wall_hours(cost["gpu_hours"], cost["largest_run_gpu_hours"], cost["train_runs"], g), 1)
-            for g in CLUSTER_GPUS} if "largest_run_gpu_hours" in cost else {}
+    """One row of the cost table from a dry run's `full_cost.json`: its wall hours from its Slurm plan's critical path
+    (`slurm_plan`; older files: `wall_hours`)."""
+    if "slurm" in cost: wall = {f"wall_h_{g}gpu": round(cost["slurm"]["wall_hours"][str(g)], 1) for g in CLUSTER_GPUS}
+    elif "largest_run_gpu_hours" in cost:
+        wall = {f"wall_h_{g}gpu": wall_hours(cost["gpu_hours"], cost["largest_run_gpu_hours"], cost["train_runs"], g)
+                for g in CLUSTER_GPUS}
+        wall = {k: round(v, 1) for k, v in wall.items()}
+    else: wall = {}
     return dict(name=cost["name"], train_steps=cost["train_steps"], eval_examples=cost["eval_examples"],
                 pflops=round((cost["train_flops"] + cost["eval_flops"]) / 1e15, 1), gpu_hours=round(cost["gpu_hours"], 1), **wall,
                 peak_memory_gib=round(cost["peak_memory_gib"], 1), models=" ".join(cost["models"]),
@@ -558,9 +609,7 @@ def dry_run_all(params: dict | None = None, out_root=None, progress: bool = True
             out = dry_run_experiment(name, params, root / name, command=command, progress=progress, cache=root / ".dry-run-cache")
             rows.append(cost_row(json.loads((out / "full_cost.json").read_text())))
             status[name] = "done"
-        except Exception as e:
-            lines = [l for l in str(e).splitlines() if l.strip()]
-            status[name] = f"failed: {type(e).__name__}: {lines[-1] if lines else ''}"[:300]
+        except Exception as e: status[name] = failed_line(e)
     if rows: write_csv(cost_file or root / COST_FILE, rows)
     return status
 
@@ -583,22 +632,75 @@ def cost_line(name: str, profile: str | None = None, path=None) -> str:
             f"{GPU_ASSUMPTION['tflops']:g} TFLOP/s, peak memory about {row['peak_memory_gib']} GiB")
 
 # %% ../nbs/90_reproduce.ipynb #5a1c0202
-import math
-TIME_MARGIN, MAX_TIME_H = 1.5, 48                  # a full run's Slurm time limit: its GPU hours x margin, at most 48 h
-PROFILE_TIME_MIN = {"smoke": 15, "cpu": 240}       # minutes per run in the CPU profiles
+SLURM_PROFILE = {"smoke": dict(chunk=8, poll=1, cpus=1, mem="2G", run_time=5),      # per task; tiny runs: 8 a task
+                 "cpu": dict(cpus=1, mem="8G", run_time=240),
+                 "full": dict(gpus=1, cpus=4, mem="32G")}                            # and each run's hours: `RUN_HOURS`
+RUN_HOURS = "run_hours"      # reproduce/run_hours/<name>.csv: each full run's GPU hours (a dry run's run_hours.csv)
 
-def slurm_time(name: str, profile: str, path=None) -> int:
-    "Minutes of Slurm time limit per run of `name` in `profile` (see above)."
-    if profile in PROFILE_TIME_MIN: return PROFILE_TIME_MIN[profile]
-    row = next((r for r in cost_table(path) if r["name"] == name), None)
-    hours = float(row["gpu_hours"]) if row else MAX_TIME_H
-    return int(60 * min(MAX_TIME_H, max(1.0, math.ceil(TIME_MARGIN * hours))))
+def slurm_opts(name: str, profile: str, opts: dict) -> dict:
+    """The slurm executor's options for `name` in `profile`: `SLURM_PROFILE`'s, the committed per-run hours of the full
+    profile, then `opts` (the user's win)."""
+    table = reproduce_dir() / RUN_HOURS / f"{name}.csv"
+    hours = {"hours": str(table)} if profile == "full" and table.exists() else {}
+    return {**SLURM_PROFILE.get(profile, {}), **hours, **opts}
 
 def executor_for(name: str, profile: str, executor: str | None, opts: dict) -> dict | None:
-    "The executor `headprune reproduce` runs `name`'s grids on ({name, opts}, checked once; slurm gets `slurm_time`), None: none named."
+    """The executor `headprune reproduce` runs `name`'s grids on ({name, opts}, checked once; slurm: `slurm_opts`),
+    None: none named."""
     from headprune_nb.runs import executor_spec
     if executor is None:
         if opts: raise ValueError("--executor-opt without --executor: name the executor (--executor slurm)")
         return None
-    if executor == "slurm" and "time" not in opts: opts = dict(opts, time=slurm_time(name, profile))
-    return executor_spec(executor, opts)
+    return executor_spec(executor, slurm_opts(name, profile, opts) if executor == "slurm" else opts)
+
+@contextlib.contextmanager
+def experiment_executor(name: str, profile: str):
+    "Inside `run_all`: a slurm executor's options for `name` (its per-run hours), the environment's restored after."
+    old = os.environ.get(EXECUTOR_ENV)
+    spec = json.loads(old) if old else {}
+    if spec.get("name") == "slurm":
+        os.environ[EXECUTOR_ENV] = json.dumps(executor_for(name, profile, "slurm", spec.get("opts", {})))
+    try: yield
+    finally:
+        if old is None: os.environ.pop(EXECUTOR_ENV, None)
+        else: os.environ[EXECUTOR_ENV] = old
+
+# %% ../nbs/90_reproduce.ipynb #5a1c0205
+def slurm_plan(notes: list[dict], opts: dict | None = None) -> dict:
+    """The Slurm plan of a dry run (see above): each top-level grid's arrays (phase, tasks, runs, time limit,
+    dependencies) with the slurm executor's `opts` (default: the full profile's), and the wall hours at each of
+    `CLUSTER_GPUS` from the critical path."""
+    from headprune_nb.executors import SlurmExecutor, plan, makespan, clock
+    hours = key_hours(notes)
+    ex = SlurmExecutor(**{k: v for k, v in (opts or SLURM_PROFILE["full"]).items() if k != "hours"})   # dry run's hours
+    per, outside = max(1, ex.opts.get("gpus", 1)), hours.get("", 0.0)
+    grids, wall, crit = [], {g: outside for g in CLUSTER_GPUS}, outside
+    for g in (n for n in notes if n["kind"] == "grid" and not n["nested"]):
+        keys, level = g["keys"], dict(zip(g["keys"], g["phases"]))
+        graph, minutes = {k: g["needs"].get(k, []) for k in keys}, {k: 60 * hours.get(k, 0.0) for k in keys}
+        arrays = plan(keys, level, graph, minutes, ex.chunk, ex.limit)
+        task = lambda c: sum(hours.get(keys[i], 0.0) for i in c)
+        for G in CLUSTER_GPUS: wall[G] += makespan(arrays, keys, hours, max(1, G // per))
+        crit += (c := makespan(arrays, keys, hours, max(1, len(keys))))
+        grids.append(dict(runs=len(keys), critical_path_hours=round(c, 2), arrays=[
+            dict(phase=a.phase, tasks=len(a.tasks), runs=sum(map(len, a.tasks)), time=clock(a.limit),
+                 after=[d + 1 for d in a.after], longest_task_hours=round(max(map(task, a.tasks)), 2))
+            for a in arrays]))
+    return dict(opts=dict(ex.opts, chunk=ex.chunk, margin=ex.margin, floor=ex.floor), grids=grids,
+                outside_hours=round(outside, 2), critical_path_hours=round(crit, 2),
+                wall_hours={str(g): round(w, 2) for g, w in wall.items()})
+
+def plan_lines(plan: dict, arrays: bool = True) -> list[str]:
+    """A dry run's Slurm plan, a line each: every array (phase, tasks, time limit, what it waits for; with `arrays`),
+    then the wall hours at 1, 8 and 64 GPUs."""
+    out, n = [], len(plan["grids"])
+    for i, g in enumerate(plan["grids"] if arrays else [], 1):
+        out.append(f"grid {i} of {n}: {g['runs']} runs in {len(g['arrays'])} job arrays "
+                   f"(critical path {g['critical_path_hours']:.1f} h)")
+        for j, a in enumerate(g["arrays"], 1):
+            after = f", afterok arrays {', '.join(map(str, a['after']))}" if a["after"] else ""
+            out.append(f"  array {j}: phase {a['phase']}, {a['tasks']} task(s) of {a['runs']} run(s), "
+                       f"--time={a['time']}{after}; longest task {a['longest_task_hours']} GPU h")
+    wall = ", ".join(f"{g} GPU{'s' * (g != '1')} {h:.1f}" for g, h in plan["wall_hours"].items())
+    return out + [f"wall hours from the critical path: {wall} (critical path {plan['critical_path_hours']:.1f} h; "
+                  f"{plan['outside_hours']:.1f} GPU h outside any run, in the notebook's own process)"]

@@ -11,16 +11,18 @@ from pathlib import Path
 import numpy as np
 import torch
 from tqdm.auto import tqdm
-from .store import write_json, utc_now, _git_commit, machine_info, cached_tensor, folder_lock, key_lock
+from .store import (write_json, utc_now, _git_commit, machine_info, cached_tensor, folder_lock, key_lock, dry_note,
+                                dry_run)
 
 # %% auto #0
 __all__ = ['SAMPLE_MAX_BYTES', 'SEEDS', 'BUDGETS', 'RECORD_MAX_BYTES', 'EXECUTORS', 'EXECUTOR_ENV', 'WORKER_ENV', 'HEAD_SCANS',
            'ngram_stats', 'bleu_from_stats', 'Sample', 'correct_per_example', 'bleu_sample', 'task_scorer',
            'score_masked', 'save_sample', 'load_sample', 'sample_of', 'sample_made', 'cached_sample', 'phase_limit',
-           'phase_plan', 'baseline_of', 'recipe_index', 'SeedRuns', 'RunKey', 'RunRecord', 'record_path', 'plain',
-           'save_record', 'load_record', 'read_records', 'GridFailed', 'LocalExecutor', 'get_executor', 'made_by',
-           'lock_path', 'make_one', 'executor_spec', 'env_executor', 'use_executor', 'default_executor', 'run_grid',
-           'head_scan_path', 'cached_head_scan', 'fit_key', 'fit_record', 'fit_signals']
+           'phase_plan', 'baseline_of', 'recipe_index', 'SeedRuns', 'profile_device', 'run_device', 'RunKey',
+           'RunRecord', 'record_path', 'plain', 'save_record', 'load_record', 'read_records', 'GridFailed',
+           'LocalExecutor', 'get_executor', 'made_by', 'noting', 'lock_path', 'make_one', 'executor_spec',
+           'env_executor', 'use_executor', 'default_executor', 'run_grid', 'head_scan_path', 'cached_head_scan',
+           'fit_key', 'fit_record', 'fit_signals']
 
 # %% ../nbs/17_runs.ipynb #10eded8e
 def ngram_stats(hyp: str, ref: str, order: int = 4) -> list[int]:
@@ -247,6 +249,17 @@ class SeedRuns:
         return phase_plan(budget_steps, _joint_batch_size(b), len(b.data["train"][0] if b.is_translation else b.data["train"]))
 
 
+# %% ../nbs/17_runs.ipynb #a1b2v2d2
+def profile_device(profile: str) -> str:
+    "The device `profile`'s runs are meant for: cuda for the full profile, cpu for the others."
+    from headprune_nb.store import GPU_PROFILES
+    return "cuda" if profile in GPU_PROFILES else "cpu"
+
+def run_device(named: str | None, profile: str) -> str:
+    """The device a run of `profile` uses in this process: `named`, else `profile_device` where torch sees a GPU, else
+    cpu."""
+    return named or ("cuda" if profile_device(profile) == "cuda" and torch.cuda.is_available() else "cpu")
+
 # %% ../nbs/17_runs.ipynb #7a0c0011
 _WORD = re.compile(r"[A-Za-z0-9][\w.+-]*")
 
@@ -446,14 +459,30 @@ def get_executor(name: str, **opts):
 
 # %% ../nbs/17_runs.ipynb #7a0c0019
 def made_by() -> dict:
-    "Who makes a record now: the command, the git commit, the time (UTC), the machine, and the precision unless fp32."
+    """Who makes a record now: the command, the git commit, the time (UTC), the machine, the precision unless fp32, and
+    the Slurm job and its GPUs in one."""
     from headprune_nb.store import run_precision
     return dict(command=os.environ.get("HEADPRUNE_COMMAND") or " ".join(sys.argv), git_commit=_git_commit(),
-                finished_utc=utc_now(), machine=machine_info(), **({} if run_precision() == "fp32" else {"precision": run_precision()}))
+                finished_utc=utc_now(), machine=machine_info(),
+                **({} if run_precision() == "fp32" else {"precision": run_precision()}), **_slurm_job())
+
+def _slurm_job() -> dict:
+    "In a Slurm job, which one and the GPUs it was given: {slurm_job, cuda_visible_devices}; {} elsewhere."
+    if not os.environ.get("SLURM_JOB_ID"): return {}
+    return dict(slurm_job=os.environ["SLURM_JOB_ID"], cuda_visible_devices=os.environ.get("CUDA_VISIBLE_DEVICES"))
 
 def _missing(folder, keys) -> str:
     return (f"{len(keys)} record(s) missing in {folder}, e.g. {keys[0].task}/{keys[0].name}; "
             "run the grid with its run function to make them")
+
+# %% ../nbs/17_runs.ipynb #5a1c0020
+@contextlib.contextmanager
+def noting(key: RunKey):
+    """In a dry run, mark where `key`'s run starts and ends in dry_run.jsonl (what it costs: `reproduce.key_hours`);
+    elsewhere nothing."""
+    dry_note("run", key=f"{key.task}/{key.name}", at="start")
+    try: yield
+    finally: dry_note("run", key=f"{key.task}/{key.name}", at="end")
 
 # %% ../nbs/17_runs.ipynb #5a1c0007
 def lock_path(folder, key: RunKey) -> Path:
@@ -466,7 +495,7 @@ def make_one(run, folder, key: RunKey, said=None, log: str | None = None) -> Run
     written."""
     with key_lock(lock_path(folder, key), note=dict(log=log) if log else None) as held:
         if (rec := load_record(folder, key)) is not None: return rec           # another worker made it meanwhile
-        rec = run(key)
+        with noting(key): rec = run(key)
         if rec.key != key: raise ValueError(f"the run returned the record of {rec.key}")
         if why := _bad_record(rec):
             raise ValueError(f"the run of {key.task}/{key.name} returned a record that cannot be: {why}")
@@ -509,6 +538,7 @@ def use_executor(name: str | dict | None = None, opts: dict | None = None) -> di
 def default_executor():
     "The executor of a grid that names none (see above)."
     if os.environ.get(WORKER_ENV): return LocalExecutor()
+    if dry_run(): return importlib.import_module("headprune_nb.executors").PlanExecutor()
     spec = env_executor()
     return get_executor(spec["name"], **spec["opts"])
 

@@ -16,7 +16,8 @@ __all__ = ['LOCK', 'DRY_RUN_ENV', 'DRY_RUN_LOG', 'DRY_RUN_CAPS', 'PRECISION_ENV'
            'write_csv', 'write_json', 'read_csv', 'other_tasks_rows', 'write_task_provenance', 'finish_provenance',
            'put_row', 'cached_tensor', 'tensors_digest', 'read_json', 'blank', 'in_file_order', 'write_table',
            'FolderBusy', 'folder_lock', 'machine_info', 'utc_now', 'provenance', 'KeyBusy', 'KeyLost', 'lock_holder',
-           'lock_oddity', 'lock_stale', 'holder_text', 'HeldKey', 'key_lock', 'markdown_table', 'pivot']
+           'lock_oddity', 'lock_stale', 'holder_text', 'slurm_job_ended', 'HeldKey', 'key_lock', 'markdown_table',
+           'pivot']
 
 # %% ../nbs/00_store.ipynb #5f0e1b02
 LOCK = ".headprune.lock"      # the file of `folder_lock`: a folder holding it is a results folder
@@ -408,7 +409,8 @@ def _alive(pid: int) -> bool:
 
 def _stale(h: dict, age: float, stale_after: float) -> bool:
     """Whether a lock saying `h`, last refreshed `age` s ago, is stale: a dead pid on this host (a live one never),
-    else an old heartbeat."""
+    else an old heartbeat; its Slurm job ended (`slurm_job_ended`): stale from any host at once."""
+    if slurm_job_ended(h.get("slurm_job_id")): return True
     if h.get("host") == socket.gethostname() and isinstance(h.get("pid"), int): return not _alive(h["pid"])
     return age > stale_after
 
@@ -436,6 +438,29 @@ def holder_text(h: dict, age: float, stale_after: float = KEY_LOCK_STALE) -> str
                 f"taken over once {stale_after:.0f} s old, or remove it)")
     job = f", Slurm job {h['slurm_job_id']}" if h.get("slurm_job_id") else ""
     return f"pid {h.get('pid')} on {h.get('host')}{job}" + (f" (log: {h['log']})" if h.get("log") else "")
+
+# %% ../nbs/00_store.ipynb #5a1c0010
+_JOBS_ENDED: dict = {}       # Slurm job id -> (ended, when asked): ended stays ended; a live one: asked again in 60 s
+_LIVE = ("PENDING", "RUNNING", "SUSPENDED", "COMPLETING", "CONFIGURING", "REQUEUED", "REQUEUE_FED", "REQUEUE_HOLD",
+         "RESIZING", "SIGNALING", "STAGE_OUT", "STOPPED", "RESV_DEL_HOLD")
+
+def slurm_job_ended(job) -> bool:
+    """Whether the Slurm job `job` (a lock's `slurm_job_id`) has ended, by sacct, else by the controller (squeue, which
+    forgets a job minutes after it ends: ended too); False when neither answers. A lock whose job has ended is stale
+    from any host at once."""
+    if not job: return False
+    ended, asked = _JOBS_ENDED.get(str(job), (False, 0.0))
+    if ended or time.time() - asked < 60: return ended
+    asks = (["sacct", "-n", "-X", "-P", "-j", str(job), "-o", "State"],
+            ["squeue", "-h", "-t", "all", "-j", str(job), "-o", "%T"])
+    for cmd in asks:
+        try: out = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
+        except (OSError, subprocess.TimeoutExpired): continue
+        state = out.stdout.split()[0].rstrip("+") if out.returncode == 0 and out.stdout.split() else None
+        if state or "Invalid job id" in out.stderr:
+            ended = state not in _LIVE; break
+    _JOBS_ENDED[str(job)] = (ended, time.time())
+    return ended
 
 # %% ../nbs/00_store.ipynb #5a1c0003
 def _remove_if(path: Path, meant) -> bool:

@@ -12,11 +12,13 @@ from torch import nn
 import torch.nn.functional as F
 from tqdm.auto import tqdm
 from .gates import head_gates
-from .store import dry_cap, dry_replay, write_csv, folder_lock, atomic_file, PRECISION_ENV, PRECISION_NAMES, check_precision, run_precision
+from .store import (dry_cap, dry_replay, write_csv, key_lock, atomic_file, PRECISION_ENV, PRECISION_NAMES,
+                                check_precision, run_precision)
 
 # %% auto #0
-__all__ = ['PRECISIONS', 'HeadPruner', 'TrainConfig', 'autocast', 'use_precision', 'at_precision', 'lr_factor', 'task_loss',
-           'save_checkpoint', 'load_checkpoint', 'train', 'accuracy', 'translate_batches', 'translate', 'bleu']
+__all__ = ['PRECISIONS', 'RUN_LOCK', 'HeadPruner', 'TrainConfig', 'autocast', 'use_precision', 'at_precision', 'lr_factor',
+           'task_loss', 'save_checkpoint', 'load_checkpoint', 'train', 'accuracy', 'translate_batches', 'translate',
+           'bleu']
 
 # %% ../nbs/06_train.ipynb #6bf93682
 class HeadPruner(nn.Module):
@@ -206,11 +208,13 @@ def _scheduler(opt, cfg: TrainConfig, span: int, pruner=None):
     return torch.optim.lr_scheduler.LambdaLR(opt, [f] * (len(opt.param_groups) - 1) + [g])
 
 # %% ../nbs/06_train.ipynb #f030e063
+RUN_LOCK = ".run.lock"      # in a training folder: its one run's lock (`store.key_lock`: no flock on a shared cache)
+
 def train(model: nn.Module, batches, cfg: TrainConfig, pruner: HeadPruner | None = None, evaluate=None,
           out_dir=None, resume: bool = False, log_every: int | None = None, progress: bool = True,
           stop_after: int | None = None) -> dict:
     "Train `model` (and `pruner`) on `batches(epoch)`; returns the final metrics. Holds `out_dir`'s lock throughout. `stop_after` simulates an interruption."
-    with folder_lock(out_dir, wait=True) if out_dir is not None else contextlib.nullcontext():   # one run per folder (below)
+    with key_lock(Path(out_dir) / RUN_LOCK) if out_dir is not None else contextlib.nullcontext():   # one run per folder
         random.seed(cfg.seed); torch.manual_seed(cfg.seed)
         dev = torch.device(cfg.device)
         model.to(dev).train()

@@ -1,6 +1,7 @@
 """The run layer's executors outside this process: `gpus` with CPU stand-ins (no GPU here), several worker processes
-racing on one records folder, and a worker killed mid-run (its key's lock taken over, nothing lost).
-About 60 s on a loaded 2-core machine (each worker process imports torch; 7 worker processes in all)."""
+racing on one records folder, a worker killed mid-run (its key's lock taken over, nothing lost), and a worker started
+without the submitter's environment (the grid file's settings). About 65 s on a loaded 2-core machine (each worker
+process imports torch; 8 worker processes in all)."""
 import json, os, re, subprocess, sys, time
 from pathlib import Path
 import pytest
@@ -63,6 +64,19 @@ def test_a_killed_worker_loses_nothing(tmp_path):
     assert lock.exists() and not read_records(tmp_path)
     recs = run_grid(KEYS, ToyRun().run, tmp_path, progress=False)              # the dead pid's lock is taken over
     assert [r.metric for r in recs.values()] == [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
+
+
+def test_a_worker_runs_with_the_grids_settings_not_its_environment(tmp_path, monkeypatch):
+    """A worker whose job has none of the submitter's environment (a site's --export=NONE) runs with the grid file's
+    settings; the grid names no device."""
+    monkeypatch.setenv("HEADPRUNE_PRECISION", "bf16")
+    monkeypatch.setenv("HEADPRUNE_COMMAND", "headprune reproduce x --profile full")
+    grid = write_grid(tmp_path, ToyRun().run, KEYS[:1])
+    assert json.loads(grid.read_text())["settings"]["device"] is None              # each worker chooses its own
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HEADPRUNE_")}
+    subprocess.run([sys.executable, "-c", WORKER, str(grid)], env=env, check=True, timeout=300)
+    prov = read_records(tmp_path)[0].provenance
+    assert (prov["precision"], prov["command"]) == ("bf16", "headprune reproduce x --profile full")
 
 
 def _ask_for_baseline(cache, count, seconds):

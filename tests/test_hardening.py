@@ -260,8 +260,8 @@ def test_gpus_waits_for_a_key_another_live_process_holds(tmp_path, sleeper, monk
 def test_every_executor_asks_one_gone(tmp_path):
     import inspect
     from headprune_nb import executors
-    for ex in (executors.GpusExecutor, executors.CoresExecutor, executors.SlurmExecutor):
-        assert "Gone(folder)" in inspect.getsource(ex.map), ex
+    for ex in (executors.GpusExecutor.map, executors.CoresExecutor.map, executors.SlurmExecutor.watch):
+        assert "Gone(folder)" in inspect.getsource(ex), ex
     k, g = RunKey("t", "m", K=1), executors.Gone(tmp_path, grace=0.3)
     lock = lock_path(tmp_path, k); lock.parent.mkdir(); lock.write_text(json.dumps(dict(host="node-b", pid=1)))
     assert g(k, ended=True) is False; lock.unlink()
@@ -344,12 +344,12 @@ def test_made_anew_is_said_once(tmp_path, capsys):
 
 def test_per_text_scores_are_written_whole_and_checked(tmp_path):
     from headprune_nb import llm_exp
-    key = dict(zip(llm_exp.KEY, ("michel", "query", "uneven", 0.25, 0)))
+    key = dict(method="michel", unit="query", mode="uneven", budget="query", share=0.25, seed=0)
     path = llm_exp._nll_path(tmp_path, key); path.parent.mkdir()
     np.save(path, np.array([[1.0, np.nan], [2.0, 3.0]]))
     with pytest.raises(ValueError, match=re.escape(f"{path}: not per-text scores")): llm_exp._nll(tmp_path, key)
     llm_exp._save_nll(path, np.array([[1.0, 2.0], [2.0, 3.0]]))
-    assert llm_exp._nll(tmp_path, key).score() == pytest.approx(np.exp(3.0 / 5.0))
+    assert llm_exp._nll(tmp_path, key).score() == pytest.approx(3.0 / 5.0)         # mean NLL a token
     assert sorted(p.name for p in path.parent.iterdir()) == [path.name]
 
 def test_save_for_transformers_clears_gates_and_fills_an_empty_folder(tmp_path):

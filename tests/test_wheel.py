@@ -18,6 +18,7 @@ def test_sdist_and_wheel_carry_what_users_need(dist):
     names = zipfile.ZipFile(whl).namelist()
     assert "headprune_nb/lottery.py" in names and "headprune_nb/_reproduce/behnke2020.ipynb" in names
     assert "headprune_nb/_reproduce/published/michel2019_table4.csv" in names
+    assert "headprune_nb/_reproduce/run_hours/dsp2021.csv" in names         # each full run's hours: its Slurm limit
     assert not any("/results/" in n for n in names), "results stay out of the wheel"
     meta = zipfile.ZipFile(whl).read(next(n for n in names if n.endswith("METADATA"))).decode()
     assert "License-Expression: Apache-2.0" in meta and "Requires-Dist: torch" in meta
