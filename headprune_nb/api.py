@@ -4,7 +4,7 @@
 
 # %% ../nbs/20_api.ipynb #3e1364dc
 from __future__ import annotations
-import json
+import json, warnings
 from dataclasses import dataclass, field
 from typing import Callable
 import torch
@@ -17,7 +17,8 @@ from .michel import head_importance
 from .dsp import DSPPaperPruner, DSPCodePruner, STEPaperPruner, STECodePruner
 from .voita import VoitaPaperPruner, VoitaCodePruner
 from .almost_sure import (PassPaperPruner, PassCodePruner, PassConcPaperPruner, PassConcCodePruner,
-                                      PASS_CODE_STEPS, PASS_CODE_TOTAL, code_steps)
+                                      PASS_CODE_STEPS, PASS_CODE_TOTAL, code_steps, gate_states)
+from .convergence import facts, converged
 from .lag import LagPruner
 from .heads import group_ids, group_index, expand_groups, reduce_groups
 from .gqa import removal_mode, kv_budget
@@ -25,8 +26,8 @@ from .lottery import head_confidence
 
 # %% auto #0
 __all__ = ['HP', 'PASS_SCHEDULES', 'CODE_TRAIN_OPTIONS', 'REGISTRY', 'METHODS', 'DEFAULT_MODE', 'RUN_RECORD', 'model_family',
-           'Method', 'method_entry', 'registry_table', 'make_pruner', 'GroupPruner', 'ranking', 'claim_out_dir',
-           'prune_to_k']
+           'Method', 'method_entry', 'registry_table', 'make_pruner', 'GroupPruner', 'ranking', 'run_facts',
+           'warn_unconverged', 'claim_out_dir', 'prune_to_k']
 
 # %% ../nbs/20_api.ipynb #97b3acfe
 # Every joint method's defaults, per model family ('cls': BERT-like encoders, 'mt': Enc-Dec), in one place.
@@ -209,6 +210,24 @@ def _units(index: HeadIndex, unit: str) -> HeadIndex:
     if unit not in DEFAULT_MODE: raise ValueError(f"unit must be one of {', '.join(DEFAULT_MODE)}; got {unit!r}")
     return group_index(index) if unit == "group" else index
 
+# %% ../nbs/20_api.ipynb #55e83d56
+def run_facts(pruner: HeadPruner, log: list[dict], steps: int) -> dict:
+    "A pruning run's convergence facts (`convergence.facts`): its log, its gates' end states and DSP's end temperature."
+    inner = getattr(pruner, "inner", pruner)                       # a GroupPruner's own pruner
+    gate = getattr(inner, "gate", None)
+    gates = gate_states(gate.prob_closed().detach(), gate.prob_open().detach()) if gate is not None else None
+    return facts(log, steps, gates=gates, tau_end=inner.schedule[1] if hasattr(inner, "schedule") else None)
+
+def warn_unconverged(method: str, pruner: HeadPruner, log: list[dict], steps: int) -> bool:
+    """Warn in one line when the run fails the convergence test the reproductions use: `method`'s own
+    (`convergence.TESTS`) and, since `prune_to_k` trains the model too, the trained model's (the loss on a plateau).
+    True: it warned."""
+    got = [converged(kind, run_facts(pruner, log, steps)) for kind in (method, "fit")]
+    if all(ok for ok, _ in got): return False
+    warnings.warn(f"prune_to_k: the {method} run did not converge in {steps} steps ({'; '.join(s for _, s in got)}); "
+                  "its heads may not be those a longer run keeps: raise epochs or pass more batches", stacklevel=3)
+    return True
+
 # %% ../nbs/20_api.ipynb #e8f71aec
 RUN_RECORD = "prune_to_k.json"
 
@@ -264,7 +283,10 @@ def prune_to_k(model: nn.Module, batches, K: int | None = None, method: str = "d
                           seed=pruner_kw.get("seed", 0),           # the pruner's start and the run's noise follow one seed
                           warmup_steps=int(warmup_share * steps), device=device, clip_gates=opts.get("clip_gates", False),
                           gate_warmup=opts.get("gate_warmup", True))
-        train(model, get, cfg, pruner=pruner, out_dir=out_dir, resume=out_dir is not None, progress=progress)
+        log = []
+        train(model, get, cfg, pruner=pruner, out_dir=out_dir, resume=out_dir is not None, progress=progress,
+              log_rows=log)
+        warn_unconverged(method, pruner, log, steps)
         scores = ranking(pruner, units.H)
     keep = removal.keep(index, expand_groups(index, scores) if unit == "group" else scores, K, kv=kv)
     return prune_heads(model, keep).eval(), keep

@@ -52,7 +52,8 @@ def _parser() -> argparse.ArgumentParser:
     rp = sub.add_parser("report", help="one report of every result on disk, beside the published tables",
                         description="Build ./headprune-results/report/report.md and report.html (or --out) from the results "
                         "of every experiment and profile found: published | committed | yours per table and claim, figures, and a "
-                        "verdict per claim (supported / not supported / not run).")
+                        "verdict per claim: supported, contradicted or inconclusive, or not decided (its runs "
+                        "under-trained) or not checked (no run yet).")
     rp.add_argument("--profile", action="append", help="profile(s) to report (repeatable); default: cpu and full")
     rp.add_argument("--out", help="output folder; default ./headprune-results/report (the committed report: --out reproduce/report)")
     f = sub.add_parser("import-fairseq", help="convert a fairseq translation checkpoint into the HF Enc-Dec",

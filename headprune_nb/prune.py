@@ -12,9 +12,10 @@ import transformers
 from .heads import HeadIndex, Site, qkv_names, N_HEADS_ATTRS
 
 # %% auto #0
-__all__ = ['TOKENIZER_FILES', 'WEIGHTS', 'SAVED_FILES', 'CONFIG_BOUNDS', 'check_keep', 'EmptyAttention', 'gqa_layout', 'QKVPart',
-           'fuse_qkv', 'prune_heads', 'head_layout', 'kv_layout', 'apply_layout', 'save_tokenizer', 'is_saved_model',
-           'recover_saved', 'save_pruned', 'check_config', 'check_size', 'load_pruned']
+__all__ = ['TOKENIZER_FILES', 'WEIGHTS', 'SAVED_FILES', 'LOAD_HINT', 'CONFIG_BOUNDS', 'check_keep', 'EmptyAttention',
+           'gqa_layout', 'QKVPart', 'fuse_qkv', 'prune_heads', 'head_layout', 'kv_layout', 'apply_layout',
+           'save_tokenizer', 'is_saved_model', 'is_pruned', 'recover_saved', 'save_pruned', 'check_config',
+           'check_size', 'load_pruned']
 
 # %% ../nbs/02_prune.ipynb #bfb661cb
 def check_keep(index: HeadIndex, keep) -> torch.Tensor:
@@ -214,7 +215,22 @@ def is_saved_model(path) -> bool:
     "Does folder `path` hold a model written by `save_pruned` (or `save_pretrained`)?"
     return (Path(path) / "config.json").is_file() and (Path(path) / WEIGHTS).is_file()
 
-SAVED_FILES = ("config.json", WEIGHTS, "generation_config.json", *TOKENIZER_FILES)   # the names save_pruned may write
+SAVED_FILES = ("config.json", WEIGHTS, "generation_config.json", "README.md", *TOKENIZER_FILES)   # save_pruned writes
+
+LOAD_HINT = """# A model pruned by headprune-nb
+
+Its attention layers keep fewer heads than `num_attention_heads` in config.json says (`headprune_kept` lists the heads
+each layer keeps), so a plain `from_pretrained` of this folder fails with a table of mismatched sizes. Load it with:
+
+```python
+from headprune_nb.prune import load_pruned
+model = load_pruned("path/to/this/folder")
+```
+"""
+
+def is_pruned(model: nn.Module) -> bool:
+    "Has `model` lost heads to `prune_heads` (so that only `load_pruned` rebuilds it from a saved folder)?"
+    return any(hasattr(m, "headprune_orig_heads") or getattr(m, "is_empty_attention", False) for m in model.modules())
 
 def _save_marks(path: Path) -> list[tuple[Path, dict, Path, Path]]:
     """The marks of `save_pruned`s into `path` beside it (`.<name>.saving-<pid>-<token>`, naming host and pid): (mark,
@@ -266,7 +282,8 @@ def _mark_save(path: Path) -> tuple[Path, str]:
 
 # %% ../nbs/02_prune.ipynb #f5c990e1
 def save_pruned(model: nn.Module, path, tokenizer=None, overwrite: bool = False) -> Path:
-    "Save a (possibly pruned) HF model with its per-site head layout (and its tokenizer: `save_tokenizer`) as a complete new folder `path`; see `load_pruned`."
+    """Save a (possibly pruned) HF model with its per-site head layout (and its tokenizer: `save_tokenizer`) as a
+    complete new folder `path`; see `load_pruned`. A pruned model's folder gets a README.md naming `load_pruned`."""
     from safetensors.torch import save_model
     from headprune_nb.gates import clear_head_gates
     from headprune_nb.store import umask_mode, naming
@@ -288,6 +305,7 @@ def save_pruned(model: nn.Module, path, tokenizer=None, overwrite: bool = False)
         config.save_pretrained(tmp)
         with naming(tmp / WEIGHTS): save_model(model, str(tmp / WEIGHTS))
         save_tokenizer(model, tmp, tokenizer)
+        if is_pruned(model): (tmp / "README.md").write_text(LOAD_HINT)      # what a plain from_pretrained cannot say
         for f in [tmp, *tmp.rglob("*")]: umask_mode(f, 0o777 if f.is_dir() else 0o666)   # safetensors writes 0600
         if path.exists(): old = path.rename(path.with_name(f".old-{path.name}-{tag}"))
         os.rename(tmp, path)

@@ -212,8 +212,9 @@ RUN_LOCK = ".run.lock"      # in a training folder: its one run's lock (`store.k
 
 def train(model: nn.Module, batches, cfg: TrainConfig, pruner: HeadPruner | None = None, evaluate=None,
           out_dir=None, resume: bool = False, log_every: int | None = None, progress: bool = True,
-          stop_after: int | None = None) -> dict:
-    "Train `model` (and `pruner`) on `batches(epoch)`; returns the final metrics. Holds `out_dir`'s lock throughout. `stop_after` simulates an interruption."
+          stop_after: int | None = None, log_rows: list | None = None) -> dict:
+    """Train `model` (and `pruner`) on `batches(epoch)`; returns the final metrics. Holds `out_dir`'s lock throughout.
+    `stop_after` simulates an interruption; `log_rows`, a list, receives the log's rows (no `out_dir`: no log.csv)."""
     with key_lock(Path(out_dir) / RUN_LOCK) if out_dir is not None else contextlib.nullcontext():   # one run per folder
         random.seed(cfg.seed); torch.manual_seed(cfg.seed)
         dev = torch.device(cfg.device)
@@ -243,6 +244,9 @@ def train(model: nn.Module, batches, cfg: TrainConfig, pruner: HeadPruner | None
             prior_seconds = st.get("train_seconds", 0.0)          # time spent before the interruption
             _set_rng_state(st["rng"])
         log = _Log(out / "log.csv" if out else None, step if resume else None)
+        if log_rows is not None:
+            log_rows[:] = log.rows
+            log.rows = log_rows
         metrics, t0, since = {}, time.time(), []
         def seconds(): return prior_seconds + time.time() - t0
 

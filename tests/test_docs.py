@@ -87,7 +87,7 @@ def cells(line: str) -> int:
     "Cells of a Markdown table row: `|` separators not escaped."
     return len(re.split(r"(?<!\\)\|", line.strip())) - 2
 
-@pytest.mark.parametrize("page", ["README.md", "reproduce/report/report.md"])
+@pytest.mark.parametrize("page", ["README.md", "reproduce/CLAIMS.md", "reproduce/report/report.md"])
 def test_every_table_row_has_its_header_cells(page):
     "A `|` inside a value (a statistic like max |a - b|) is escaped, or the row would spill into columns it does not have."
     import readme

@@ -7,7 +7,11 @@ Markdown table, so the README shows numbers straight from a run;
 `<!-- table: PATH cols=a,b,c -->` shows only those columns (those the file has). Numbers with a fraction show 2 decimals.
 A run's claims (a `verdict` column under reproduce/results/) show verdicts as the report does (`verdicts.verdict_kind`:
 two-way and one-seed verdicts marked old style).
-`--check` fails if README.md differs from what the notebook gives.
+A line `<!-- verdicts: PATH -->` (a run's claims.csv) is followed by one line counting its verdicts, as the report
+shows them.
+The same goes for reproduce/CLAIMS.md, written from reproduce/CLAIMS.src.md (the full claim and peer tables, the
+per-experiment findings: what the README links to instead of holding).
+`--check` fails if README.md or reproduce/CLAIMS.md differs from what its source gives.
 """
 import csv, io, json, re, subprocess, sys
 from pathlib import Path
@@ -39,9 +43,22 @@ def csv_table(rel: str, cols: str | None = None) -> str:
     return "\n".join(["| " + " | ".join(rows[0]) + " |", "|" + "---|" * len(rows[0])] +
                      ["| " + " | ".join(map(cell, r)) + " |" for r in rows[1:]])
 
+def verdict_line(rel: str) -> str:
+    "How many claims of a run's claims.csv have each verdict (as `verdicts.verdict_kind` shows it), in one line."
+    from collections import Counter
+    from headprune_nb.verdicts import verdict_kind
+    text = committed_text(rel)
+    if text is None: return f"*(no results yet: {rel})*"
+    n = Counter(verdict_kind(r) for r in csv.DictReader(io.StringIO(text)))
+    order = sorted(n, key=lambda v: (("supported", "contradicted", "inconclusive") + (v,)).index(v))
+    exp, profile = Path(rel).parent.name, Path(rel).parent.parent.name
+    return f"Verdicts of `{exp}` ({profile}): " + ", ".join(f"{n[v]} {v}" for v in order) + "."
+
 def expand_tables(md: str) -> str:
-    return re.sub(r"^<!-- table: (\S+)(?: cols=(\S+))? -->$", lambda m: m.group(0) + "\n\n" + csv_table(m.group(1), m.group(2)),
-                  md, flags=re.M)
+    table = lambda m: m.group(0) + "\n\n" + csv_table(m.group(1), m.group(2))
+    md = re.sub(r"^<!-- table: (\S+)(?: cols=(\S+))? -->$", table, md, flags=re.M)
+    count = lambda m: m.group(0) + "\n\n" + verdict_line(m.group(1))
+    return re.sub(r"^<!-- verdicts: (\S+) -->$", count, md, flags=re.M)
 
 def render(nb_path=ROOT / "nbs" / "index.ipynb") -> str:
     cells = json.loads(Path(nb_path).read_text())["cells"]
@@ -54,10 +71,16 @@ def render(nb_path=ROOT / "nbs" / "index.ipynb") -> str:
             parts.append("```python\n" + "\n".join(lines).strip("\n") + "\n```")
     return "\n\n".join(parts) + "\n"
 
+def render_claims(src=ROOT / "reproduce" / "CLAIMS.src.md") -> str:
+    "reproduce/CLAIMS.md: its source with every table and verdict line filled in."
+    head = "<!-- generated from reproduce/CLAIMS.src.md by tools/readme.py: edit that file, not this one -->"
+    return head + "\n\n" + expand_tables(Path(src).read_text().strip("\n")) + "\n"
+
+PAGES = {"README.md": ("nbs/index.ipynb", render), "reproduce/CLAIMS.md": ("reproduce/CLAIMS.src.md", render_claims)}
+
 if __name__ == "__main__":
-    text, readme = render(), ROOT / "README.md"
-    if "--check" in sys.argv:
-        if not readme.exists() or readme.read_text() != text:
-            sys.exit("README.md is out of date with nbs/index.ipynb: run `python tools/readme.py`")
-    else:
-        readme.write_text(text)
+    for rel, (src, make) in PAGES.items():
+        text, page = make(), ROOT / rel
+        if "--check" not in sys.argv: page.write_text(text)
+        elif not page.exists() or page.read_text() != text:
+            sys.exit(f"{rel} is out of date with {src}: run `python tools/readme.py`")
