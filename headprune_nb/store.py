@@ -10,14 +10,14 @@ import headprune_nb
 
 # %% auto #0
 __all__ = ['LOCK', 'DRY_RUN_ENV', 'DRY_RUN_LOG', 'DRY_RUN_CAPS', 'PRECISION_ENV', 'PRECISION_NAMES', 'GPU_PROFILES',
-           'KEY_LOCK_STALE', 'KEY_LOCK_GRACE', 'SLURM_JOB_ENV', 'no_link_below', 'dry_run', 'dry_cap', 'open_here',
-           'dry_note', 'DryBatches', 'dry_batches', 'dry_replay', 'dry_notes', 'check_precision', 'run_precision',
-           'current_umask', 'umask_mode', 'naming', 'fsync_path', 'atomic_file', 'write_atomic', 'save_figure',
-           'write_csv', 'write_json', 'read_csv', 'other_tasks_rows', 'write_task_provenance', 'finish_provenance',
-           'put_row', 'cached_tensor', 'tensors_digest', 'read_json', 'blank', 'in_file_order', 'write_table',
-           'FolderBusy', 'folder_lock', 'machine_info', 'utc_now', 'provenance', 'KeyBusy', 'KeyLost', 'lock_holder',
-           'lock_oddity', 'lock_stale', 'holder_text', 'slurm_job_ended', 'HeldKey', 'key_lock', 'markdown_table',
-           'pivot']
+           'BF16_PROFILES', 'KEY_LOCK_STALE', 'KEY_LOCK_GRACE', 'SLURM_JOB_ENV', 'no_link_below', 'dry_run', 'dry_cap',
+           'open_here', 'dry_note', 'DryBatches', 'dry_batches', 'dry_replay', 'dry_notes', 'check_precision',
+           'run_precision', 'current_umask', 'umask_mode', 'naming', 'fsync_path', 'atomic_file', 'write_atomic',
+           'save_figure', 'write_csv', 'write_json', 'read_csv', 'other_tasks_rows', 'write_task_provenance',
+           'finish_provenance', 'put_row', 'cached_tensor', 'tensors_digest', 'read_json', 'blank', 'in_file_order',
+           'write_table', 'FolderBusy', 'folder_lock', 'machine_info', 'utc_now', 'provenance', 'KeyBusy', 'KeyLost',
+           'lock_holder', 'lock_oddity', 'lock_stale', 'holder_text', 'slurm_job_ended', 'HeldKey', 'key_lock',
+           'markdown_table', 'pivot']
 
 # %% ../nbs/00_store.ipynb #5f0e1b02
 LOCK = ".headprune.lock"      # the file of `folder_lock`: a folder holding it is a results folder
@@ -101,13 +101,14 @@ def dry_notes(folder) -> list[dict]:
 
 # %% ../nbs/00_store.ipynb #fecef497
 PRECISION_ENV, PRECISION_NAMES = "HEADPRUNE_PRECISION", ("fp32", "bf16")
-GPU_PROFILES = ("cpu", "full")   # the profiles that may ask for bf16 (cpu: AVX512-BF16, tools/train_bench.py)
+GPU_PROFILES = ("full",)          # the profiles whose runs are meant for a GPU (`runs.profile_device`)
+BF16_PROFILES = ("cpu", "full")  # the profiles that may ask for bf16 (cpu: AVX512-BF16, tools/train_bench.py)
 
 def check_precision(precision, profile: str) -> str | None:
-    "`precision` checked for `profile`: one of `PRECISION_NAMES` (bf16 only in `GPU_PROFILES`), or None: each recipe's own."
+    "`precision` checked for `profile`: one of `PRECISION_NAMES` (bf16 only in `BF16_PROFILES`), or None: each recipe's own."
     if precision is None: return None
     if precision not in PRECISION_NAMES: raise ValueError(f"precision={precision!r}: give one of {', '.join(PRECISION_NAMES)}")
-    if precision != "fp32" and profile not in GPU_PROFILES:
+    if precision != "fp32" and profile not in BF16_PROFILES:
         raise ValueError(f"precision={precision}: the {profile} profile runs fp32 (tiny models: plumbing only); use it with --profile cpu or full")
     return precision
 

@@ -96,10 +96,13 @@ def slurm(tmp_path_factory):
 
 @pytest.fixture
 def smoke_local(smoke_run, smoke_cache, tmp_path):
-    "`smoke_local(name)`: (the session's local smoke run of `name`, a cache holding only its trained baselines: every pruning run is made anew)."
+    """`smoke_local(name)`: (the session's local smoke run of `name`, a cache holding only its trained baselines and
+    their training logs, which their convergence test reads: every pruning run is made anew)."""
     def get(name):
         out, cache = smoke_run(name), tmp_path / "cache"
         shutil.copytree(smoke_cache / "models", cache / "models")
+        if (smoke_cache / "runs").exists():                  # the baselines' run folders (Voita's sweeps made anew)
+            shutil.copytree(smoke_cache / "runs", cache / "runs", ignore=shutil.ignore_patterns("voita"))
         return out, cache
     return get
 
