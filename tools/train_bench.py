@@ -13,8 +13,11 @@ threads (2, 1: one worker per core, as `--executor cores` runs them, is twice th
     python tools/train_bench.py --recipes sst2 --rounds 4 --steps 8
     python tools/train_bench.py --settings fp32 bf16     # leave out compile (its first steps compile for minutes)
 
-What a setting does to the metric is not measured here: that takes training the recipes (reproduce/baselines at the
-precision, beside the committed fp32 seeds).
+What a setting does to the metric takes training the recipes: `--metric` sets each committed baseline's metric at bf16
+(reproduce/results/cpu/baselines/bf16/<task>-seed<s>) beside the committed fp32 seeds' (baselines/, baselines/seeds/),
+with each precision's mean and seed spread, into reproduce/train_bench_metric.csv.
+
+    python tools/train_bench.py --metric
 """
 import argparse, csv, math, os, platform, subprocess, sys, time
 from datetime import datetime, timezone
@@ -107,6 +110,26 @@ def machine() -> str:
     return f"{name}, {os.cpu_count()} cores"
 
 
+def metric_rows() -> list[dict]:
+    "Each committed cpu baseline's metric by task, precision and seed, then each (task, precision)'s mean and seed sd."
+    import statistics
+    from headprune_nb.store import read_csv
+    base = ROOT / "reproduce" / "results" / "cpu" / "baselines"
+    found = [("fp32", base / "baselines.csv")] + [("fp32", p) for p in sorted(base.glob("seeds/*/baselines.csv"))] \
+        + [("bf16", p) for p in sorted(base.glob("bf16/*/baselines.csv"))]
+    rows = []
+    for prec, path in found:
+        seed = int(path.parent.name.rsplit("seed", 1)[1]) if "seed" in path.parent.name else 0
+        rows += [dict(task=r["task"], precision=prec, seed=seed, metric=r["metric"], value=r["value"],
+                      train_seconds=r["train_seconds"]) for r in read_csv(path)]
+    out = sorted(rows, key=lambda r: (r["task"], r["precision"], r["seed"]))
+    for (t, p) in sorted({(r["task"], r["precision"]) for r in rows}):
+        v = [float(r["value"]) for r in rows if (r["task"], r["precision"]) == (t, p)]
+        out.append(dict(task=t, precision=p, seed="mean", metric="", value=round(statistics.mean(v), 2),
+                        train_seconds=f"sd {statistics.stdev(v):.2f} over {len(v)} seeds" if len(v) > 1 else "one seed"))
+    return out
+
+
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--recipes", nargs="+", default=list(RECIPES), choices=RECIPES)
@@ -114,7 +137,14 @@ def main(argv=None) -> None:
     p.add_argument("--rounds", type=int, default=6)
     p.add_argument("--steps", type=int, default=12, help="training steps per setting per round")
     p.add_argument("--out", type=Path, default=OUT)
+    p.add_argument("--metric", action="store_true", help="the committed baselines' metric at bf16 beside fp32 instead")
     a = p.parse_args(argv)
+    if a.metric:
+        from headprune_nb.store import write_csv
+        rows = metric_rows()
+        write_csv(OUT.with_name("train_bench_metric.csv"), rows)
+        for r in rows: print(f"{r['task']:>10} {r['precision']} seed {r['seed']}: {r['value']} ({r['train_seconds']})")
+        return
     if a.rounds < 2 or a.steps < 1: p.error("--rounds must be at least 2 (an interval) and --steps at least 1")
     if "fp32" not in a.settings: a.settings.insert(0, "fp32")
     if not os.environ.get("HEADPRUNE_DATA_DIR"): p.error("set HEADPRUNE_DATA_DIR to the offline data (GLUE, Multi30k)")
