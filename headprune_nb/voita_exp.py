@@ -15,7 +15,8 @@ __all__ = ['RUNS', 'MAIN_COLS', 'SEED_COLS', 'sweep_keys', 'Sweep', 'voita_run',
 
 # %% ../nbs/97_voita_exp.ipynb #97000005
 def sweep_keys(profile: str, task: str, lambdas, seeds, variant: str) -> list[RunKey]:
-    "The sweep's keys: the unpruned baseline of the first seed, every (seed, lambda), and each seed's baseline as a run (`fit`)."
+    """The sweep's keys: the unpruned baseline of the first seed, every (seed, lambda), and each seed's baseline as a
+    run (`fit`)."""
     base = {s: baseline_of(profile, task, s) for s in seeds}
     return ([RunKey(task, "unpruned", seed=seeds[0], base=base[seeds[0]])]
             + [RunKey(task, "voita", lam=l, seed=s, variant=variant, base=base[s]) for s in seeds for l in lambdas]
@@ -45,7 +46,8 @@ class Sweep:
         return self._bases[seed]
 
     def metric(self, seed: int | None = None):
-        "The task's metric on the evaluation examples (drawn with the main seed), for seed `seed`'s baseline's tokenizer."
+        """The task's metric on the evaluation examples (drawn with the main seed), for seed `seed`'s baseline's
+        tokenizer."""
         from headprune_nb.recipes import task_metric
         return task_metric(self.base(self.main_seed if seed is None else seed), "eval", self.eval_limit, self.main_seed)
 
@@ -62,7 +64,8 @@ def _scores(sw: Sweep, model, pruner, kept) -> dict:
     from headprune_nb.michel import evaluate_masked
     metric = sw.metric()
     with head_gates(model, pruner.gates(0).detach()): soft = float(metric(model))
-    return dict(score_with_gates=soft, score_hard_mask=evaluate_masked(model, metric, kept) if kept.any() else float("nan"))
+    return dict(score_with_gates=soft,
+                score_hard_mask=evaluate_masked(model, metric, kept) if kept.any() else float("nan"))
 
 # %% ../nbs/97_voita_exp.ipynb #97000010
 def voita_run(sw: Sweep, key: RunKey) -> RunRecord:
@@ -73,8 +76,8 @@ def voita_run(sw: Sweep, key: RunKey) -> RunRecord:
     pr = make_pruner("voita", b.model, variant=key.variant, lam=key.lam, open_above=sw.open_above, seed=key.seed)
     from headprune_nb.compare import phase_facts
     from headprune_nb.store import read_csv
-    model, folder = joint_run(b, pr, f"voita/{key.task}-lam{key.lam:g}-seed{key.seed}", sw.train_limit, sw.epochs, lr=sw.lr,
-                              gate_lr=sw.gate_lr, from_start=sw.from_start, seed=key.seed, device=sw.device)
+    model, folder = joint_run(b, pr, f"voita/{key.task}-lam{key.lam:g}-seed{key.seed}", sw.train_limit, sw.epochs,
+                              lr=sw.lr, gate_lr=sw.gate_lr, from_start=sw.from_start, seed=key.seed, device=sw.device)
     kept, steps = pr.keep_mask(), joint_steps(b, sw.train_limit, sw.epochs, key.seed)
     log = read_csv(folder / "log.csv") if (folder / "log.csv").exists() else []
     extra = dict(heads_kept=int(kept.sum()), **(_scores(sw, model, pr, kept) if key.seed == sw.main_seed else {}),
@@ -129,8 +132,10 @@ def sweep_signals(records: dict) -> dict:
         out[f"voita lam {k.lam:g} seed {k.seed}"] = ok, f"Voita lambda {k.lam:g} seed {k.seed}: {shown}"
     return out
 
-def grid_claims(by_seed: dict, H: int, task: str, budget: str, pub: list[dict], signals: dict | None = None) -> list[dict]:
-    "The four claims' rows (`verdicts.vote_row`), one vote per seed of `by_seed` ({seed: its rows by lambda}), guarded by the runs' `signals`."
+def grid_claims(by_seed: dict, H: int, task: str, budget: str, pub: list[dict],
+                signals: dict | None = None) -> list[dict]:
+    """The four claims' rows (`verdicts.vote_row`), one vote per seed of `by_seed` ({seed: its rows by lambda}), guarded
+    by the runs' `signals`."""
     from headprune_nb.verdicts import vote_row, guard
     holds = lambda f: [None if (v := f(rs)) is None else bool(v) for rs in by_seed.values()]
     per_seed = lambda f, fmt: "; ".join(f"seed {s}: {fmt(f(rs), rs)}" for s, rs in by_seed.items())
@@ -138,27 +143,35 @@ def grid_claims(by_seed: dict, H: int, task: str, budget: str, pub: list[dict], 
     rows = []
     for claim, what, f, fmt, paper, grid in _claim_specs(H, pub, notes):
         extra = dict(undecided="left undecided by the grid") if grid else {}
-        rows.append(guard(vote_row(claim, task, what, holds(f), per_seed(f, fmt), paper=paper, budget=budget, **extra), signals or {}))
+        rows.append(guard(vote_row(claim, task, what, holds(f), per_seed(f, fmt), paper=paper, budget=budget, **extra),
+                          signals or {}))
     return rows
 
 # %% ../nbs/97_voita_exp.ipynb #97000022
 def _claim_specs(H: int, pub: list[dict], notes: list[str]) -> list[tuple]:
-    "(claim, what is checked, property, how a seed's value reads, the paper's words, decided only as far as the grid goes)."
+    """(claim, what is checked, property, how a seed's value reads, the paper's words, decided only as far as the grid
+    goes)."""
     bound, reach = (lambda rs: bound_of(rs, H)), (lambda rs: reach_of(rs, H))
     ks = lambda rs: sorted({r["heads_kept"] for r in rs})
     return [
         ("heads kept is not monotone in lambda", "the count of heads rises somewhere along the grid", rises_of,
          lambda r, rs: f"rises at {r}" if r else f"monotone over {len(rs)} values", notes[0], False),
-        ("a small increase of lambda can cut heads drastically", "a grid step of ratio <= 1.6 loses at least half the heads",
-         cliffs_of, lambda c, rs: f"lambda {c[0][0]:g} -> {c[0][1]:g}: {c[0][2]} -> {c[0][3]} heads" if c else "no step lost half",
+        ("a small increase of lambda can cut heads drastically",
+         "a grid step of ratio <= 1.6 loses at least half the heads", cliffs_of,
+         lambda c, rs: f"lambda {c[0][0]:g} -> {c[0][1]:g}: {c[0][2]} -> {c[0][3]} heads" if c else "no step lost half",
          "; ".join(f"lambda {p['lam']}: {p['heads_kept']} heads" for p in pub if p["kind"] == "point"), False),
-        ("not every K can be reached", "a K above the upper bound below is out of reach; a seed reaching every K from 0 to H is "
+        ("not every K can be reached",
+         "a K above the upper bound below is out of reach; a seed reaching every K from 0 to H is "
          "against; K values the grid skips between two of its lambda decide nothing", reach,
-         lambda v, rs: f"{len(ks(rs))} distinct K from {len(rs)} lambdas: {ks(rs)}", "certain levels of sparsity cannot be reached", True),
-        ("an upper bound on the heads kept, however small lambda", "the count stops rising at the grid's small end (its two "
-         "smallest lambda keep the same count) below H; a seed keeping all H heads is against; one still rising at the smallest "
+         lambda v, rs: f"{len(ks(rs))} distinct K from {len(rs)} lambdas: {ks(rs)}",
+         "certain levels of sparsity cannot be reached", True),
+        ("an upper bound on the heads kept, however small lambda",
+         "the count stops rising at the grid's small end (its two "
+         "smallest lambda keep the same count) below H; a seed keeping "
+         "all H heads is against; one still rising at the smallest "
          "lambda decides nothing", bound, lambda v, rs: f"at most {max(r['heads_kept'] for r in rs)} of {H}, "
-         + " and ".join(str(r["heads_kept"]) for r in rs[:2]) + f" at the {'two ' if len(rs) > 1 else ''}smallest lambda "
+         + " and ".join(str(r["heads_kept"]) for r in rs[:2])
+         + f" at the {'two ' if len(rs) > 1 else ''}smallest lambda "
          + " and ".join(f"{r['lam']:g}" for r in rs[:2]),
          notes[1], True)]
 
@@ -168,13 +181,17 @@ def records_from_tables(folder, profile: str, variant: str, H: int, steps: int) 
     import json
     from pathlib import Path
     from headprune_nb.store import read_csv
-    folder = Path(folder); prov = json.loads((folder / "provenance.json").read_text())
+    folder = Path(folder)
+    prov = json.loads((folder / "provenance.json").read_text())
     seed, task = prov["seed"], prov["params"]["task"]
-    key = lambda t, s, **kw: RunKey(t, variant=variant if "lam" in kw else None, seed=s, base=baseline_of(profile, t, s), **kw)
-    recs = [RunRecord(key(task, seed, method="unpruned"), metric=prov["unpruned_score"], provenance=dict(migrated_from="provenance.json"))]
+    key = lambda t, s, **kw: RunKey(t, variant=variant if "lam" in kw else None, seed=s,
+                                    base=baseline_of(profile, t, s), **kw)
+    recs = [RunRecord(key(task, seed, method="unpruned"), metric=prov["unpruned_score"],
+                      provenance=dict(migrated_from="provenance.json"))]
     for name, cols in (("sweep.csv", MAIN_COLS), ("sweep_seeds.csv", SEED_COLS)):
         for r in (read_csv(folder / name) if (folder / name).exists() else []):
-            recs.append(RunRecord(key(r["task"], r.get("seed", seed), method="voita", lam=r["lam"]), metric=r.get("score_hard_mask"),
-                                  extra={c: r[c] for c in cols} | dict(H=H, steps=steps), timings=dict(seconds=r["seconds"]),
-                                  provenance=dict(migrated_from=name)))
+            recs.append(RunRecord(key(r["task"], r.get("seed", seed), method="voita", lam=r["lam"]),
+                                  metric=r.get("score_hard_mask"),
+                                  extra={c: r[c] for c in cols} | dict(H=H, steps=steps),
+                                  timings=dict(seconds=r["seconds"]), provenance=dict(migrated_from=name)))
     return recs
