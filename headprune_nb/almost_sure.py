@@ -51,7 +51,8 @@ def r_pass(q0: torch.Tensor, q1: torch.Tensor, s: float) -> torch.Tensor:
 # %% ../nbs/14_almost_sure.ipynb #420ae676
 def r_conc(q0: torch.Tensor, sizes: list[int]) -> torch.Tensor:
     "Concentrator: the number of attention layers (of `sizes` heads each, in flat order) with a head not surely closed."
-    if sum(sizes) != q0.numel(): raise ValueError(f"layer sizes {sizes} sum to {sum(sizes)}, not the {q0.numel()} gates")
+    if sum(sizes) != q0.numel():
+        raise ValueError(f"layer sizes {sizes} sum to {sum(sizes)}, not the {q0.numel()} gates")
     return sum(1 - part.prod() for part in torch.split(q0, list(sizes)) if part.numel())
 
 # %% ../nbs/14_almost_sure.ipynb #6d5e76c9
@@ -79,7 +80,8 @@ def reopen_probs(confidence: torch.Tensor, scale: float = 1.0) -> torch.Tensor:
     p = (c - c.min()) / span if span > 0 else torch.ones_like(c)
     return (p * scale).clamp(0, 1)
 
-def reopen(phi: torch.Tensor, closed: torch.Tensor, probs: torch.Tensor, open_value: float, generator=None) -> torch.Tensor:
+def reopen(phi: torch.Tensor, closed: torch.Tensor, probs: torch.Tensor, open_value: float,
+           generator=None) -> torch.Tensor:
     "Set each closed gate's phi to `open_value` with its probability (in place); returns the reopened mask."
     draw = torch.rand(phi.shape, generator=generator, dtype=torch.float64) < probs.cpu()
     hit = closed.cpu() & draw
@@ -107,7 +109,8 @@ def target_closed(K: int, N: int) -> int:
     return int((1 - check_k(K, N) / N) * N)
 
 def gate_counts(log_alpha: torch.Tensor, K: int, clip: tuple = (-5.0, 5.0)) -> dict:
-    "Gates their trainer counts as closed (phi <= clip low) and open (phi >= clip high), and whether the targets are met."
+    ("Gates their trainer counts as closed (phi <= clip low) and open (phi >= clip high), and whether the targets are "
+     "met.")
     la = log_alpha.detach().flatten()
     closed, open_ = la <= clip[0], la >= clip[1]
     t, N = target_closed(K, la.numel()), la.numel()
@@ -138,14 +141,17 @@ def lambda_c_code(log_alpha: torch.Tensor, sizes: list[int], cap: float = 3000.0
             x = float(layer[i])
             if x > clip[0]:
                 ratio = max(sig(a + x) * sig(-a - x) / (sig(a - x) * sig(-a + x)), 1.0)   # q1' / |q0'|
-                others = q0.clone(); others[i] = 1.0
-                index.append(start + i); bounds.append(2 * ratio / max(1e-8, float(others.prod())))
+                others = q0.clone()
+                others[i] = 1.0
+                index.append(start + i)
+                bounds.append(2 * ratio / max(1e-8, float(others.prod())))
         start += n
     return min([cap] + bounds), index, bounds
 
 def reopen_code(log_alpha: torch.Tensor, confidence: torch.Tensor, uniforms=None, clip: tuple = (-5.0, 5.0),
                 scale: float = 1.0, generator=None) -> dict:
-    "Their clip-and-reopen: probability confidence / max confidence; one draw per closed gate, in flat (layer-major) order."
+    ("Their clip-and-reopen: probability confidence / max confidence; one draw per closed gate, in flat (layer-major) "
+     "order.")
     prob = confidence.detach().double().flatten().cpu()
     prob = prob / prob.max() * scale
     la = log_alpha.detach().double().flatten().cpu().clamp(*clip)
@@ -164,15 +170,19 @@ def code_steps(steps: int, total: int = PASS_CODE_TOTAL, at: tuple = PASS_CODE_S
 
 # %% ../nbs/14_almost_sure.ipynb #ec6c985f
 class PassPruner(Variants, HeadPruner):
-    "PASS: Hard Concrete gates with penalty lambda R_pass, clipping of phi, and confidence-guided reopening; `variant` picks the class."
+    ("PASS: Hard Concrete gates with penalty lambda R_pass, clipping of phi, and confidence-guided reopening; "
+     "`variant` picks the class.")
     concentrator = False
     def __init__(self, H: int, K: int, lam_base: float = 1e-5, lam_0: float = 1000.0, n_step: float = 1000,
-                 clip: tuple = (-5.0, 5.0), reopen_at: tuple | None = None, reopen_decay: float = 1.0, conf_steps: int = 20,
-                 closed_q0: float = 0.95, init: float | None = None, beta: float = BETA, gamma: float = GAMMA, zeta: float = ZETA,
+                 clip: tuple = (-5.0, 5.0), reopen_at: tuple | None = None, reopen_decay: float = 1.0,
+                 conf_steps: int = 20,
+                 closed_q0: float = 0.95, init: float | None = None, beta: float = BETA, gamma: float = GAMMA,
+                 zeta: float = ZETA,
                  variant: str | None = None, sizes: list[int] | None = None, lam_max: float = 1e6,
                  lam_c_cap: float = 3000.0, eps: float = 1e-6):
         super().__init__()
-        if sizes is not None and sum(sizes) != H: raise ValueError(f"layer sizes {sizes} sum to {sum(sizes)}, not H={H}")
+        if sizes is not None and sum(sizes) != H:
+            raise ValueError(f"layer sizes {sizes} sum to {sum(sizes)}, not H={H}")
         self.K, self.s, self.sizes = check_k(K, H), target_sparsity(K, H), (list(sizes) if sizes else None)
         self.gate = HardConcrete(H, init, beta, gamma, zeta)
         self.lam_args, self.clip, self.closed_q0 = (lam_base, lam_0, n_step), clip, closed_q0
@@ -187,7 +197,8 @@ class PassPruner(Variants, HeadPruner):
         self._start(H, init)                    # the variant's start and state
 
     def observe_confidence(self, confidence: torch.Tensor) -> None:
-        self.conf_sum += confidence.to(self.conf_sum); self.conf_n += 1
+        self.conf_sum += confidence.to(self.conf_sum)
+        self.conf_n += 1
 
     def keep_mask(self, K: int | None = None) -> torch.Tensor:
         "The K heads (default: the target) most likely open."
@@ -199,7 +210,8 @@ class PassPruner(Variants, HeadPruner):
 
 # %% ../nbs/14_almost_sure.ipynb #7e2b4c02
 class PassPaperPruner(PassPruner):
-    "PASS as we read the paper: eq. 12's lambda, phi clipped before every use, reopening at `reopen_at` (none by default)."
+    ("PASS as we read the paper: eq. 12's lambda, phi clipped before every use, reopening at `reopen_at` (none by "
+     "default).")
     variant, SPEC_NAME, REOPEN_AT = "paper", "PassPruner", ()
     def _start(self, H: int, init) -> None: pass         # Hard Concrete's own start
 
@@ -218,7 +230,8 @@ class PassPaperPruner(PassPruner):
 
     def gates(self, step: int) -> torch.Tensor:
         self.clip_()
-        if self.training and self.rounds < len(self.reopen_at) and step >= self.reopen_at[int(self.rounds)]: self._reopen()
+        if self.training and self.rounds < len(self.reopen_at) and step >= self.reopen_at[int(self.rounds)]:
+            self._reopen()
         return self.gate()
 
     def _reopen(self):
@@ -226,7 +239,9 @@ class PassPaperPruner(PassPruner):
             probs = reopen_probs(self.conf_sum / self.conf_n, self.reopen_decay ** int(self.rounds))
             closed = self.gate.prob_closed().detach() >= self.closed_q0
             self.reopened += int(reopen(self.gate.log_alpha, closed, probs, self.clip[1]).sum())
-        self.rounds += 1; self.conf_sum.zero_(); self.conf_n.zero_()
+        self.rounds += 1
+        self.conf_sum.zero_()
+        self.conf_n.zero_()
 
     def wants_confidence(self, step: int) -> bool:
         "True for the conf_steps training steps before the next reopening round."
@@ -237,14 +252,17 @@ class PassPaperPruner(PassPruner):
 
 # %% ../nbs/14_almost_sure.ipynb #7e2b4c04
 class PassCodePruner(PassPruner):
-    "PASS as their BERT trainer: lambda and its counter after each step, clip, reopen and lambda_c at `reopen_at` (their steps by default)."
+    ("PASS as their BERT trainer: lambda and its counter after each step, clip, reopen and lambda_c at `reopen_at` "
+     "(their steps by default).")
     variant, SPEC_NAME, REOPEN_AT = "code", "PassPruner", PASS_CODE_STEPS
     def _start(self, H: int, init) -> None:
         if init is None:            # Xavier-uniform per layer of shape [1, heads, 1, 1]: +-sqrt(6 / (heads + 1))
             with torch.no_grad():
                 for part in torch.split(self.gate.log_alpha, self.sizes or [H]):
-                    a = math.sqrt(6 / (part.numel() + 1)); part.uniform_(-a, a)
-        self.register_buffer("lam_now", torch.tensor(float(self.lam_args[0]), dtype=torch.float64))   # their trainer's state
+                    a = math.sqrt(6 / (part.numel() + 1))
+                    part.uniform_(-a, a)
+        # their trainer's state
+        self.register_buffer("lam_now", torch.tensor(float(self.lam_args[0]), dtype=torch.float64))
         self.register_buffer("counter", torch.zeros((), dtype=torch.long))
         self.register_buffer("lam_c_now", torch.zeros((), dtype=torch.float64))
 
@@ -275,30 +293,41 @@ class PassCodePruner(PassPruner):
 
     @torch.no_grad()
     def code_step(self, step: int) -> dict:
-        "Their trainer's bookkeeping after step `step`: lambda and its counter, then (at clip steps) clip, reopen, lambda_c."
+        ("Their trainer's bookkeeping after step `step`: lambda and its counter, then (at clip steps) clip, reopen, "
+         "lambda_c.")
         la = self.gate.log_alpha
         c = gate_counts(la, self.K, self.clip)
-        lam, counter = lambda_update(float(self.lam_now), int(self.counter), bool(c["met"]), *self.lam_args, lam_max=self.lam_max)
-        self.lam_now.fill_(lam); self.counter.fill_(counter)
+        lam, counter = lambda_update(float(self.lam_now), int(self.counter), bool(c["met"]), *self.lam_args,
+                                     lam_max=self.lam_max)
+        self.lam_now.fill_(lam)
+        self.counter.fill_(counter)
         clip_now, n_closed, min_conc = step in self.reopen_at, c["n_closed"], self.lam_c_cap
         if clip_now:
             if self.conf_n > 0:
-                res = reopen_code(la, self.conf_sum / self.conf_n, self.draws, self.clip, self.reopen_decay ** int(self.rounds))
-                after = res["log_alpha_after"]; self.reopened += int(res["reopened"].sum())
+                res = reopen_code(la, self.conf_sum / self.conf_n, self.draws, self.clip,
+                                  self.reopen_decay ** int(self.rounds))
+                after = res["log_alpha_after"]
+                self.reopened += int(res["reopened"].sum())
             else: after = la.detach().double().cpu().clamp(*self.clip)
             la.copy_(after.to(la))
             g = self.gate
-            if self.concentrator: min_conc = lambda_c_code(la, self.sizes, self.lam_c_cap, self.clip, g.beta, g.gamma, g.zeta)[0]
-            self.rounds += 1; self.conf_sum.zero_(); self.conf_n.zero_()
+            if self.concentrator:
+                min_conc = lambda_c_code(la, self.sizes, self.lam_c_cap, self.clip, g.beta, g.gamma, g.zeta)[0]
+            self.rounds += 1
+            self.conf_sum.zero_()
+            self.conf_n.zero_()
             n_closed = int((la <= self.clip[0]).sum())
         lam_c_set = False
         if n_closed >= c["target_closed"]: self.lam_c_now.zero_()
-        elif clip_now and self.concentrator: self.lam_c_now.fill_(min_conc); lam_c_set = True
+        elif clip_now and self.concentrator:
+            self.lam_c_now.fill_(min_conc)
+            lam_c_set = True
         return dict(met=c["met"], clipped=clip_now, lam_c_set=lam_c_set)
 
     def log_row(self, step: int) -> dict:
         counts = gate_counts(self.gate.log_alpha, self.K, self.clip)
-        return dict(super().log_row(step), counter=int(self.counter), **{k: counts[k] for k in ("n_closed", "n_open", "met")})
+        return dict(super().log_row(step), counter=int(self.counter),
+                    **{k: counts[k] for k in ("n_closed", "n_open", "met")})
 
 PassPruner.VARIANT_CLASSES = {"paper": PassPaperPruner, "code": PassCodePruner}
 
@@ -306,7 +335,8 @@ PassPruner.VARIANT_CLASSES = {"paper": PassPaperPruner, "code": PassCodePruner}
 class PassConcPruner(PassPruner):
     "PASSCONC: PASS plus the concentrator over attention layers of `sizes` heads; `variant` picks the class."
     concentrator = True
-    def __init__(self, H: int, K: int, sizes: list[int], window: tuple = (2000, 5000), variant: str | None = None, **kw):
+    def __init__(self, H: int, K: int, sizes: list[int], window: tuple = (2000, 5000), variant: str | None = None,
+                 **kw):
         if sum(sizes) != H: raise ValueError(f"layer sizes {sizes} sum to {sum(sizes)}, not H={H}")
         super().__init__(H, K, sizes=sizes, **kw)
         self.window = tuple(window)          # read by the paper's variant (the code's lambda_c has no window)
@@ -327,7 +357,8 @@ class PassConcPaperPruner(PassConcPruner, PassPaperPruner):
         return pen + lc * r_conc(self.gate.prob_closed(), self.sizes) if lc else pen
 
 class PassConcCodePruner(PassConcPruner, PassCodePruner):
-    "PASSCONC as their BERT trainer: lambda_c set at the clip steps (`code_step`), kept, zeroed once enough gates are closed."
+    ("PASSCONC as their BERT trainer: lambda_c set at the clip steps (`code_step`), kept, zeroed once enough gates are "
+     "closed.")
     variant, SPEC_NAME = "code", "PassConcPruner"
     def lam_c(self, step: int) -> float: return float(self.lam_c_now)
 

@@ -31,25 +31,32 @@ __all__ = ['HP', 'PASS_SCHEDULES', 'CODE_TRAIN_OPTIONS', 'REGISTRY', 'METHODS', 
 
 # %% ../nbs/20_api.ipynb #97b3acfe
 # Every joint method's defaults, per model family ('cls': BERT-like encoders, 'mt': Enc-Dec), in one place.
-HP = {"dsp": {"cls": dict(tau_ini=1000.0, tau_end=1e-8, cooldown=0.68, gate_lr=0.5),   # DSP Appendix A; N_cooldown as a share:
-              "mt": dict(tau_ini=0.1, tau_end=1e-8, cooldown=0.23, gate_lr=0.2)},      # 25,000 of 36.8k, 15,000 of ~66k steps
+# DSP Appendix A; N_cooldown as a share:
+HP = {"dsp": {"cls": dict(tau_ini=1000.0, tau_end=1e-8, cooldown=0.68, gate_lr=0.5),
+              # 25,000 of 36.8k, 15,000 of ~66k steps
+              "mt": dict(tau_ini=0.1, tau_end=1e-8, cooldown=0.23, gate_lr=0.2)},
       "ste": {"cls": dict(gate_lr=0.5), "mt": dict(gate_lr=0.2)},                     # DSP's learning rate for w
       "voita": {"cls": dict(lam=0.01, gate_lr=0.1), "mt": dict(lam=0.01, gate_lr=0.1)},   # DSP's re-run: gate lr 0.1
-      "pass": {"cls": dict(lam_base=1e-5, lam_0=1000.0, reopen_decay=1.0), "mt": dict(lam_base=1.0, lam_0=2.0, reopen_decay=0.9)},
+      "pass": {"cls": dict(lam_base=1e-5, lam_0=1000.0, reopen_decay=1.0),
+               "mt": dict(lam_base=1.0, lam_0=2.0, reopen_decay=0.9)},
       "lag": {"cls": dict(warmup_share=0.5, gate_lr=0.5), "mt": dict(warmup_share=0.5, gate_lr=0.5)}}   # PASS's gate lr
 # PASS's schedules as shares of the phase. 'code': their BERT trainer's clip steps 2000/3000/4000 and n_step 1000 of its
-# 36,816 steps (MT: every epoch from the second of 30, about 1,100 steps each); 'paper': the paper's steps by share of its
+# 36,816 steps (MT: every epoch from the second of 30, about 1,100 steps each); 'paper': the paper's steps by share of
+# its
 # run; 'cpu': tuned for a ~100-step cpu phase (n_step a tenth of it, one reopening round; see reproduce/pass2023).
 PASS_SCHEDULES = {
-    "code": {"cls": dict(clip=tuple(s / PASS_CODE_TOTAL for s in PASS_CODE_STEPS), n_step=1000 / PASS_CODE_TOTAL, gate_lr=0.5),
+    "code": {"cls": dict(clip=tuple(s / PASS_CODE_TOTAL for s in PASS_CODE_STEPS), n_step=1000 / PASS_CODE_TOTAL,
+                         gate_lr=0.5),
              "mt": dict(clip=tuple(e / 30 for e in range(2, 30)), n_step=1000 / 33000, gate_lr=0.2)},
     "paper": {"cls": dict(n_step=1000 / PASS_CODE_TOTAL, reopen=tuple(s / PASS_CODE_TOTAL for s in PASS_CODE_STEPS),
                           window=(2000 / PASS_CODE_TOTAL, 5000 / PASS_CODE_TOTAL), gate_lr=0.5),
-              "mt": dict(n_step=1000 / 33000, reopen=tuple(e / 30 for e in range(2, 30)), window=(20000 / 33000, 26000 / 33000),
+              "mt": dict(n_step=1000 / 33000, reopen=tuple(e / 30 for e in range(2, 30)),
+                         window=(20000 / 33000, 26000 / 33000),
                          gate_lr=0.2)},
     "cpu": {"cls": dict(n_step=0.1, reopen=(0.3,), window=(0.15, 0.45), gate_lr=0.5),
             "mt": dict(n_step=0.04, reopen=(), window=(0.45, 0.8), gate_lr=1.0)}}
-CODE_TRAIN_OPTIONS = dict(clip_gates=True, gate_warmup=False)   # their code: the gradient-norm clip covers the gates; no warm-up
+# their code: the gradient-norm clip covers the gates; no warm-up
+CODE_TRAIN_OPTIONS = dict(clip_gates=True, gate_warmup=False)
 
 def model_family(model: nn.Module) -> str:
     "'mt' for an encoder-decoder, else 'cls': which of the papers' two settings a model's defaults come from."
@@ -62,7 +69,8 @@ def _shares_to_steps(shares, steps: int) -> tuple:
     return tuple(sorted({max(1, round(x * steps)) for x in shares} & set(range(1, steps))))
 
 def _dsp_args(cls, hp, K, steps, sites, anneal):
-    "DSP: tau from tau_ini to tau_end over the cooldown share; anneal=False: both at the variant's held temperature (`cls.HOLD`)."
+    ("DSP: tau from tau_ini to tau_end over the cooldown share; anneal=False: both at the variant's held temperature "
+     "(`cls.HOLD`).")
     taus = (hp["tau_ini"], hp["tau_end"]) if anneal else ((hp["tau_ini"], hp["tau_end"])[cls.HOLD],) * 2
     return dict(K=K, tau_ini=taus[0], tau_end=taus[1], n_cooldown=_at(hp["cooldown"], steps)), hp["gate_lr"]
 
@@ -72,11 +80,13 @@ def _lag_args(cls, hp, K, steps, sites): return dict(K=K, warmup=int(hp["warmup_
 
 # %% ../nbs/20_api.ipynb #9a4c7e03
 def _pass_rounds(hp, sc, K, steps, sites, shares) -> dict:
-    "PASS's arguments with its rounds (clip or reopening) at `shares` of the phase; confidence over at most 20 steps before each."
+    ("PASS's arguments with its rounds (clip or reopening) at `shares` of the phase; confidence over at most 20 steps "
+     "before each.")
     rounds = _shares_to_steps(shares, steps)
     first_gaps = [b - a for a, b in zip((-1,) + rounds, rounds)]
     return dict(K=K, lam_base=hp["lam_base"], lam_0=hp["lam_0"], n_step=sc["n_step"] * steps, reopen_at=rounds,
-                reopen_decay=hp["reopen_decay"], conf_steps=max(1, min([20] + first_gaps)), sizes=[s.n_heads for s in sites])
+                reopen_decay=hp["reopen_decay"], conf_steps=max(1, min([20] + first_gaps)),
+                sizes=[s.n_heads for s in sites])
 
 def _pass_code_args(cls, hp, K, steps, sites): return _pass_rounds(hp, hp, K, steps, sites, hp["clip"]), hp["gate_lr"]
 
@@ -91,21 +101,26 @@ def _pass_paper_args(cls, hp, K, steps, sites, schedule):
 # %% ../nbs/20_api.ipynb #9a4c7e04
 @dataclass(frozen=True)
 class Method:
-    "A registry entry: `method` in `variant`, built by `cls` (None: trains nothing); `takes`: what the caller gives; `hp`: defaults per family."
+    ("A registry entry: `method` in `variant`, built by `cls` (None: trains nothing); `takes`: what the caller gives; "
+     "`hp`: defaults per family.")
     method: str
     variant: str
     cls: type | None
     takes: tuple
     hp: dict = field(default_factory=dict)
-    args: Callable | None = None                           # (cls, hp of the family, K, steps, sites, **options) -> (args, gate lr)
-    options: dict = field(default_factory=dict)            # the entry's own options (not the class's) and their defaults
+    # (cls, hp of the family, K, steps, sites, **options) -> (args, gate lr)
+    args: Callable | None = None
+    # the entry's own options (not the class's) and their defaults
+    options: dict = field(default_factory=dict)
     train_options: dict = field(default_factory=dict)
 
     def check(self, H: int, K=None, steps=None) -> int | None:
-        "The caller's K (1..H) and steps, checked once: K if the entry takes it (Voita: optional, the K its keep_mask ranks to)."
+        ("The caller's K (1..H) and steps, checked once: K if the entry takes it (Voita: optional, the K its keep_mask "
+         "ranks to).")
         if K is None and "K" in self.takes: raise ValueError(f"{self.method} prunes to a given K: pass K (1..{H})")
         if steps is None and "steps" in self.takes:
-            raise ValueError(f"{self.method}'s schedule is fitted to the phase: pass steps (the phase's optimizer steps)")
+            raise ValueError(f"{self.method}'s schedule is fitted to the phase: pass steps (the phase's optimizer "
+                             "steps)")
         return None if K is None else check_k(K, H)
 
 # %% ../nbs/20_api.ipynb #9a4c7e05
@@ -114,7 +129,8 @@ _PASS_CODE = {f: dict(HP["pass"][f], **PASS_SCHEDULES["code"][f]) for f in _FAMI
 _PASS_PAPER = {f: dict(HP["pass"][f], schedules={s: PASS_SCHEDULES[s][f] for s in ("cpu", "paper")}) for f in _FAMILIES}
 _KS = ("K", "steps")
 REGISTRY = {(e.method, e.variant): e for e in [
-    Method("michel", "paper", None, ("K",)), Method("michel", "code", None, ("K",)),          # importance per example / per token
+    # importance per example / per token
+    Method("michel", "paper", None, ("K",)), Method("michel", "code", None, ("K",)),
     Method("dsp", "paper", DSPPaperPruner, _KS, HP["dsp"], _dsp_args, dict(anneal=True)),
     Method("dsp", "code", DSPCodePruner, _KS, HP["dsp"], _dsp_args, dict(anneal=True), CODE_TRAIN_OPTIONS),
     Method("ste", "paper", STEPaperPruner, ("K",), HP["ste"], _ste_args),
@@ -125,7 +141,8 @@ REGISTRY = {(e.method, e.variant): e for e in [
     Method("pass", "code", PassCodePruner, _KS, _PASS_CODE, _pass_code_args, train_options=CODE_TRAIN_OPTIONS),
     Method("passconc", "paper", PassConcPaperPruner, _KS, _PASS_PAPER, _pass_paper_args, dict(schedule="cpu")),
     Method("passconc", "code", PassConcCodePruner, _KS, _PASS_CODE, _pass_code_args, train_options=CODE_TRAIN_OPTIONS),
-    Method("lag", "paper", LagPruner, _KS, HP["lag"], _lag_args), Method("lag", "code", LagPruner, _KS, HP["lag"], _lag_args)]}
+    Method("lag", "paper", LagPruner, _KS, HP["lag"], _lag_args),
+                                               Method("lag", "code", LagPruner, _KS, HP["lag"], _lag_args)]}
 METHODS = tuple(dict.fromkeys(m for m, _ in REGISTRY))          # LAG has no code variant: one class, no trainer options
 
 def method_entry(method: str, variant: str = DEFAULT_VARIANT) -> Method:
@@ -146,28 +163,36 @@ def registry_table(family: str = "cls") -> str:
     rows = ["| method | variant | class | takes | defaults |", "|---|---|---|---|---|"]
     for e in REGISTRY.values():
         d = dict(e.hp.get(family, {}), **e.options, **e.train_options)
-        rows.append(f"| `{e.method}` | `{e.variant}` | {'`' + e.cls.__name__ + '`' if e.cls else '-'} | {', '.join(e.takes)} | "
+        rows.append(f"| `{e.method}` | `{e.variant}` | {'`' + e.cls.__name__ + '`' if e.cls else '-'} | "
+                    f"{', '.join(e.takes)} | "
                     + (", ".join(f"{k}={_fmt(v)}" for k, v in d.items()) or "-") + " |")
     return "\n".join(rows)
 
 # %% ../nbs/20_api.ipynb #9a4c7e08
-def _build(entry: Method, index: HeadIndex, family: str, K, steps, seed: int = 0, schedule: str | None = None, **kw) -> HeadPruner:
-    "The entry's pruner (the caller checked K; the class's constructor checks its arguments, as it does for anyone); the entry's own options are taken out of `kw`."
+def _build(entry: Method, index: HeadIndex, family: str, K, steps, seed: int = 0, schedule: str | None = None,
+           **kw) -> HeadPruner:
+    ("The entry's pruner (the caller checked K; the class's constructor checks its arguments, as it does for anyone); "
+     "the entry's own options are taken out of `kw`.")
     opts = dict(entry.options, **{k: kw.pop(k) for k in list(kw) if k in entry.options})
     if schedule is not None and "schedule" in entry.options: opts["schedule"] = schedule
     args, gate_lr = entry.args(entry.cls, entry.hp[family], K, steps, index.sites, **opts)
     with torch.random.fork_rng(devices=[]):         # a random initialisation (PASS's code: Xavier) follows `seed` only
         torch.manual_seed(seed)
         pruner = entry.cls(index.H, **dict(args, **kw))
-    pruner.init_seed = seed                          # part of a run folder's digest (recipes.pruner_spec): seeds never share a run
+    # part of a run folder's digest (recipes.pruner_spec): seeds never share a run
+    pruner.init_seed = seed
     pruner.train_options = dict(gate_lr=gate_lr, **entry.train_options)
     return pruner
 
-def make_pruner(method: str, model: nn.Module, K: int | None = None, steps: int | None = None, variant: str = DEFAULT_VARIANT,
+def make_pruner(method: str, model: nn.Module, K: int | None = None, steps: int | None = None,
+                variant: str = DEFAULT_VARIANT,
                 schedule: str | None = None, seed: int = 0, **kw) -> HeadPruner:
-    "The `HeadPruner` of `REGISTRY[method, variant]` for `model` and `K`, fitted to `steps` steps (Voita: neither; its lambda decides), its initial values drawn from `seed`; `pruner.train_options` holds its gate lr and trainer options."
+    ("The `HeadPruner` of `REGISTRY[method, variant]` for `model` and `K`, fitted to `steps` steps (Voita: neither; "
+     "its lambda decides), its initial values drawn from `seed`; `pruner.train_options` holds its gate lr and trainer "
+     "options.")
     joint = [m for m in METHODS if REGISTRY[m, DEFAULT_VARIANT].cls is not None]
-    if method not in joint: raise ValueError(f"unknown method {method!r}; choose one of {', '.join(joint)} (michel needs no pruner)")
+    if method not in joint:
+        raise ValueError(f"unknown method {method!r}; choose one of {', '.join(joint)} (michel needs no pruner)")
     entry, index = method_entry(method, variant), HeadIndex.from_model(model)
     K = entry.check(index.H, K, steps)
     return _build(entry, index, model_family(model), K, steps, seed, schedule, **kw)
@@ -176,7 +201,8 @@ def make_pruner(method: str, model: nn.Module, K: int | None = None, steps: int 
 DEFAULT_MODE = {"query": "uneven", "group": "group"}      # the mode each unit takes when none is named
 
 class GroupPruner(HeadPruner):
-    "A pruner over KV groups (built on `group_index`) as a pruner over query heads: each group's gate goes to all its heads."
+    ("A pruner over KV groups (built on `group_index`) as a pruner over query heads: each group's gate goes to all its "
+     "heads.")
     def __init__(self, inner: HeadPruner, index: HeadIndex):
         super().__init__()
         self.inner, self.index = inner, index
@@ -187,7 +213,8 @@ class GroupPruner(HeadPruner):
     def keep_mask(self, K=None): return self.inner.keep_mask(K)          # over groups
     def log_row(self, step): return self.inner.log_row(step)
     def wants_confidence(self, step): return self.inner.wants_confidence(step)
-    def observe_confidence(self, confidence): self.inner.observe_confidence(reduce_groups(self.index, confidence, "mean").float())
+    def observe_confidence(self, confidence): self.inner.observe_confidence(reduce_groups(self.index, confidence,
+                                                                                          "mean").float())
     def after_backward(self, step): self.inner.after_backward(step)
 
 def ranking(pruner: HeadPruner, n: int) -> torch.Tensor:
@@ -232,13 +259,16 @@ def warn_unconverged(method: str, pruner: HeadPruner, log: list[dict], steps: in
 RUN_RECORD = "prune_to_k.json"
 
 def claim_out_dir(out_dir, model: nn.Module, batches, **what) -> dict:
-    """Record in `out_dir` what a `prune_to_k` run there is: `what` (method, variant, K, settings) and digests of the model
-    it starts from and of its data (`store.tensors_digest`). A folder holding another run's record, or files and no record,
+    """Record in `out_dir` what a `prune_to_k` run there is: `what` (method, variant, K, settings) and digests of the
+    model
+    it starts from and of its data (`store.tensors_digest`). A folder holding another run's record, or files and no
+    record,
     is refused: resuming it would return that run's mask."""
     from pathlib import Path
     from headprune_nb.store import read_json, write_json, tensors_digest
     data = {f"{i}/{k}": v for i, b in enumerate(batches) for k, v in b.items() if isinstance(v, torch.Tensor)}
-    rec = json.loads(json.dumps(dict(what, model=tensors_digest(model.state_dict())[:12], data=tensors_digest(data)[:12]),
+    rec = json.loads(json.dumps(dict(what, model=tensors_digest(model.state_dict())[:12],
+                                     data=tensors_digest(data)[:12]),
                                 default=str))
     out, fix = Path(out_dir), "pass a new or empty out_dir (or delete this one)"
     have = read_json(out / RUN_RECORD, kind=dict, fix=fix)
@@ -246,7 +276,8 @@ def claim_out_dir(out_dir, model: nn.Module, batches, **what) -> dict:
         raise ValueError(f"out_dir {out} holds files but no {RUN_RECORD} (not a prune_to_k run of this version); {fix}")
     if have is not None and have != rec:
         diff = "; ".join(f"{k}: {have.get(k)!r} -> {v!r}" for k, v in rec.items() if have.get(k) != v)
-        raise ValueError(f"out_dir {out} holds another prune_to_k run ({diff}); resuming it would return that run's result: {fix}")
+        raise ValueError(f"out_dir {out} holds another prune_to_k run ({diff}); resuming it would return that run's "
+                         f"result: {fix}")
     write_json(out / RUN_RECORD, rec)
     return rec
 
@@ -262,26 +293,32 @@ def prune_to_k(model: nn.Module, batches, K: int | None = None, method: str = "d
     kv = kv_budget(index, kv_heads, kv_bytes, next(model.parameters()).element_size())
     if K is None and kv is None: raise ValueError("prune_to_k: give K (query heads to keep), kv_heads or kv_bytes")
     if K is None: K = min(index.H, kv * max(s.group_size for s in index.sites))       # as many as the KV can serve
-    K, units = check_k(K, index.H), _units(index, unit)        # at the edge (the pruner's constructor checks its own arguments)
+    # at the edge (the pruner's constructor checks its own arguments)
+    K, units = check_k(K, index.H), _units(index, unit)
     removal = removal_mode(mode or DEFAULT_MODE[unit])
     get = batches if callable(batches) else (lambda epoch: batches)
     if not get(0): raise ValueError("prune_to_k: no batches; pass a list of labelled batches (dicts of tensors)")
     unlabelled = [i for i, b in enumerate(get(0)) if not isinstance(b, dict) or "labels" not in b]
-    if unlabelled: raise ValueError(f"prune_to_k: batch {unlabelled[0]} has no `labels` ({len(unlabelled)} of {len(get(0))} "
-                                    "unlabelled); every method needs the task loss: pass dicts with input tensors and `labels`")
+    if unlabelled:
+        raise ValueError(f"prune_to_k: batch {unlabelled[0]} has no `labels` ({len(unlabelled)} of {len(get(0))} "
+                         "unlabelled); every method needs the task loss: pass dicts with input tensors and `labels`")
     if entry is None or entry.cls is None:                      # michel, confidence: one score per unit
         scores = _one_shot(method, model, get(0), unit, entry, progress, device, **pruner_kw)
     else:
         steps, k_units = epochs * len(get(0)), max(1, min(units.H, round(K * units.H / index.H)))
         if out_dir is not None:                                 # resume only this run's training, never another's
-            claim_out_dir(out_dir, model, get(0), method=method, variant=entry.variant, K=K, epochs=epochs, lr=lr, gate_lr=gate_lr,
+            claim_out_dir(out_dir, model, get(0), method=method, variant=entry.variant, K=K, epochs=epochs, lr=lr,
+                          gate_lr=gate_lr,
                           warmup_share=warmup_share, unit=unit, mode=repr(removal), pruner_kw=pruner_kw)
         pruner = _build(entry, units, model_family(model), k_units, steps, **pruner_kw)
         if unit == "group": pruner = GroupPruner(pruner, index)
         opts = pruner.train_options
-        cfg = TrainConfig(epochs=epochs, lr=lr, gate_lr=opts["gate_lr"] if gate_lr is None else gate_lr, schedule="linear",
-                          seed=pruner_kw.get("seed", 0),           # the pruner's start and the run's noise follow one seed
-                          warmup_steps=int(warmup_share * steps), device=device, clip_gates=opts.get("clip_gates", False),
+        cfg = TrainConfig(epochs=epochs, lr=lr, gate_lr=opts["gate_lr"] if gate_lr is None else gate_lr,
+                          schedule="linear",
+                          # the pruner's start and the run's noise follow one seed
+                          seed=pruner_kw.get("seed", 0),
+                          warmup_steps=int(warmup_share * steps), device=device,
+                          clip_gates=opts.get("clip_gates", False),
                           gate_warmup=opts.get("gate_warmup", True))
         log = []
         train(model, get, cfg, pruner=pruner, out_dir=out_dir, resume=out_dir is not None, progress=progress,

@@ -41,7 +41,8 @@ class HFGenerate:
     @staticmethod
     def covers(model: nn.Module, **kw) -> bool: return True
     def __call__(self, ids: torch.Tensor, mask: torch.Tensor, max_new: int) -> torch.Tensor:
-        return self.model.generate(input_ids=ids, attention_mask=mask, max_new_tokens=max_new, **beam_cache(self.model), **self.kw)[:, 1:]
+        return self.model.generate(input_ids=ids, attention_mask=mask, max_new_tokens=max_new, **beam_cache(self.model),
+                                   **self.kw)[:, 1:]
 
 # %% ../nbs/06b_beam.ipynb #c53dfb78
 ROW_PROCESSORS = {"ForcedEOSTokenLogitsProcessor", "MinLengthLogitsProcessor", "MinNewTokensLengthLogitsProcessor",
@@ -55,8 +56,11 @@ def logits_processors(model: nn.Module, beam: int, eos: int, pad: int, start: in
               do_sample=False, early_stopping=True)
     for name, v in (("eos", [eos]), ("pad", pad), ("decoder_start", start), ("bos", None)):
         setattr(gc, f"_{name}_token_tensor", None if v is None else torch.tensor(v, device=device))
-    src = torch.zeros(1, 1, dtype=torch.long, device=device)      # a stand-in source: builds the processors that read it
-    try: return model._get_logits_processor(generation_config=gc, input_ids_seq_length=1, encoder_input_ids=src, device=device)
+    # a stand-in source: builds the processors that read it
+    src = torch.zeros(1, 1, dtype=torch.long, device=device)
+    try:
+        return model._get_logits_processor(generation_config=gc, input_ids_seq_length=1, encoder_input_ids=src,
+                                           device=device)
     except Exception: return None
 
 # %% ../nbs/06b_beam.ipynb #d3ac8003
@@ -65,11 +69,13 @@ def _take(t: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
     return torch.take_along_dim(t, idx.view(*idx.shape, *[1] * (t.dim() - 2)), dim=1)
 
 def beam_step(S: dict, log_probs: torch.Tensor, cur: int, max_len: int, eos: int, k: int, alpha: float) -> torch.Tensor:
-    "Advance the search state `S` by the token at position `cur` (generate's steps c to g); the parent beam of each running hypothesis."
+    ("Advance the search state `S` by the token at position `cur` (generate's steps c to g); the parent beam of each "
+     "running hypothesis.")
     L, _, V = log_probs.shape
     top, idx = torch.topk((log_probs.expand(L, k, V) + S["run"][:, :, None]).reshape(L, -1), k=2 * k)
     parent, tok = idx // V, idx % V
-    cand = _take(S["seqs"], parent); cand[:, :, cur] = tok
+    cand = _take(S["seqs"], parent)
+    cand[:, :, cur] = tok
     hits = (tok == eos) | (cur + 1 >= max_len)
     run = top + hits.to(torch.float32) * -1.0e9
     nxt = torch.topk(run, k=k)[1]
@@ -82,7 +88,8 @@ def beam_step(S: dict, log_probs: torch.Tensor, cur: int, max_len: int, eos: int
 
 # %% ../nbs/06b_beam.ipynb #918764bb
 def _finish(S: dict, cand: torch.Tensor, score: torch.Tensor, just: torch.Tensor) -> None:
-    "Merge the candidates that `just` finished (with their length-normalised `score`) into each sentence's best k finished."
+    ("Merge the candidates that `just` finished (with their length-normalised `score`) into each sentence's best k "
+     "finished.")
     k = S["fin"].shape[1]
     score = score + (~just) * -1.0e9          # generate also bars full sentences here: ours have left the batch
     scores = torch.cat((S["fin"], score), 1)
@@ -93,8 +100,10 @@ def _finish(S: dict, cand: torch.Tensor, score: torch.Tensor, just: torch.Tensor
 # %% ../nbs/06b_beam.ipynb #31ccc16b
 def beam_state(B: int, k: int, max_len: int, start: int, pad: int, device) -> dict:
     "Search state for `B` sentences: every hypothesis the start token, one of each sentence's running."
-    seqs = torch.full((B, k, max_len), pad, dtype=torch.long, device=device); seqs[:, :, 0] = start
-    run = torch.zeros(B, k, device=device); run[:, 1:] = -1e9
+    seqs = torch.full((B, k, max_len), pad, dtype=torch.long, device=device)
+    seqs[:, :, 0] = start
+    run = torch.zeros(B, k, device=device)
+    run[:, 1:] = -1e9
     return dict(live=torch.arange(B, device=device), seqs=seqs, run=run, fin_seqs=seqs.clone(),
                 fin=torch.full((B, k), -1e9, device=device), fin_ok=torch.zeros(B, k, dtype=torch.bool, device=device),
                 open=torch.ones(B, 1, dtype=torch.bool, device=device))
@@ -117,7 +126,8 @@ class EncDecBeam:
         return procs is not None and {type(p).__name__ for p in procs} <= ROW_PROCESSORS
     def _processors(self, max_len: int, device):
         if (max_len, device) not in self.procs:
-            self.procs[max_len, device] = logits_processors(self.model, self.k, self.eos, self.pad, self.start, max_len, device)
+            self.procs[max_len, device] = logits_processors(self.model, self.k, self.eos, self.pad, self.start, max_len,
+                                                            device)
         return self.procs[max_len, device]
 
 # %% ../nbs/06b_beam.ipynb #0d820d87
@@ -129,7 +139,8 @@ def _search(self: EncDecBeam, ids: torch.Tensor, mask: torch.Tensor, max_new: in
     out, rows = S["fin_seqs"][:, 0].clone(), 1
     for cur in range(1, max_len):
         seqs = S["seqs"][:, :rows, :cur].reshape(-1, cur)
-        logits = m(encoder_outputs=(enc,), attention_mask=mask, decoder_input_ids=seqs[:, -1:], use_cache=True, **cache).logits
+        logits = m(encoder_outputs=(enc,), attention_mask=mask, decoder_input_ids=seqs[:, -1:], use_cache=True,
+                   **cache).logits
         log_probs = procs(seqs, nn.functional.log_softmax(logits[:, -1].float(), dim=-1))
         parent = beam_step(S, log_probs.view(len(S["live"]), rows, -1), cur, max_len, self.eos, k, self.alpha)
         enc, mask, rows = self._next_rows(S, parent, cache, enc, mask, rows, out, last=cur + 1 >= max_len)
@@ -139,20 +150,24 @@ EncDecBeam.__call__ = _search
 
 # %% ../nbs/06b_beam.ipynb #6f4be78d
 def _next_rows(self: EncDecBeam, S: dict, parent, cache, enc, mask, rows: int, out: torch.Tensor, last: bool):
-    "Write out the sentences that are done, drop their rows, reorder the rest; the encoder rows, mask and rows per sentence."
-    (c,) = cache.values(); k, dev = self.k, parent.device
+    ("Write out the sentences that are done, drop their rows, reorder the rest; the encoder rows, mask and rows per "
+     "sentence.")
+    (c,) = cache.values()
+    k, dev = self.k, parent.device
     done = S["fin_ok"].all(-1) | ~S["open"][:, 0] | last
     stay = (~done).nonzero()[:, 0] if done.any() else torch.arange(len(done), device=dev)
     if done.any():
         out[S["live"][done]] = S["fin_seqs"][done, 0]
-        keep_sentences(S, stay); parent = parent[stay]
+        keep_sentences(S, stay)
+        parent = parent[stay]
     if not len(stay): return enc, mask, rows
     kept = (stay[:, None] * rows + torch.arange(rows, device=dev)).reshape(-1)        # the staying sentences' rows
     c.keep_rows((stay[:, None] * rows + parent * (rows > 1)).reshape(-1), kept if done.any() else None)
     if done.any(): enc, mask = enc[kept], mask[kept]
     if rows == 1:                                   # after the first step: each sentence's row copied to its k beams
         beams = torch.arange(len(stay), device=dev).repeat_interleave(k)
-        c.cross_attention_cache.reorder_cache(beams); enc, mask = enc[beams], mask[beams]
+        c.cross_attention_cache.reorder_cache(beams)
+        enc, mask = enc[beams], mask[beams]
     return enc, mask, k
 EncDecBeam._next_rows = _next_rows
 

@@ -35,8 +35,10 @@ def size_on_disk(model: nn.Module) -> int:
 # %% ../nbs/03_bench.ipynb #f1c3a53e
 def random_batch(model: nn.Module, batch_size: int, seq_len: int, tgt_len: int | None = None, seed: int = 0) -> dict:
     "Random token ids (and all-ones attention mask) shaped for `model`, on its device."
-    if batch_size < 1 or seq_len < 1: raise ValueError(f"batch_size and seq_len must be >= 1; got {batch_size}, {seq_len}")
-    seq_len, tgt_len = dry_cap(seq_len, "bench_seq_len"), tgt_len and dry_cap(tgt_len, "bench_seq_len")   # a dry run: short inputs
+    if batch_size < 1 or seq_len < 1:
+        raise ValueError(f"batch_size and seq_len must be >= 1; got {batch_size}, {seq_len}")
+    # a dry run: short inputs
+    seq_len, tgt_len = dry_cap(seq_len, "bench_seq_len"), tgt_len and dry_cap(tgt_len, "bench_seq_len")
     g = torch.Generator().manual_seed(seed)
     vocab, dev = model.config.vocab_size, next(model.parameters()).device
     ids = torch.randint(3, vocab, (batch_size, seq_len), generator=g)
@@ -68,8 +70,12 @@ class AttentionTimer:
         self.blocks = sorted({s.block for s in HeadIndex.from_model(model).sites})
         self.total, self._start, self._handles = 0.0, None, []
 
-    def _pre(self, *_): _sync(self.device); self._start = time.perf_counter()
-    def _post(self, *_): _sync(self.device); self.total += time.perf_counter() - self._start
+    def _pre(self, *_):
+        _sync(self.device)
+        self._start = time.perf_counter()
+    def _post(self, *_):
+        _sync(self.device)
+        self.total += time.perf_counter() - self._start
 
     def __enter__(self):
         for name in self.blocks:
@@ -83,8 +89,10 @@ class AttentionTimer:
 
 # %% ../nbs/03_bench.ipynb #c8c89c5f
 @torch.inference_mode()
-def time_forward(models, batches, warmup: int = 1, repeats: int = 5, attention: bool = False, progress=None) -> list[dict]:
-    "Seconds per forward pass of each model on its batch, the models timed in turn: per model, lists `total` (and `attention`)."
+def time_forward(models, batches, warmup: int = 1, repeats: int = 5, attention: bool = False,
+                 progress=None) -> list[dict]:
+    ("Seconds per forward pass of each model on its batch, the models timed in turn: per model, lists `total` (and "
+     "`attention`).")
     if isinstance(models, nn.Module): models, batches = [models], [batches]
     if repeats < 1 or warmup < 0: raise ValueError(f"need repeats >= 1 and warmup >= 0; got {repeats}, {warmup}")
     devs = [next(m.parameters()).device for m in models]
@@ -94,9 +102,11 @@ def time_forward(models, batches, warmup: int = 1, repeats: int = 5, attention: 
     out = [{"total": []} for _ in models]
     for _ in range(repeats):
         for m, b, d, o in zip(models, batches, devs, out):
-            _sync(d); t0 = time.perf_counter()
+            _sync(d)
+            t0 = time.perf_counter()
             m(**b)
-            _sync(d); o["total"].append(time.perf_counter() - t0)
+            _sync(d)
+            o["total"].append(time.perf_counter() - t0)
             if progress is not None: progress.update(1)
     for _ in range(repeats if attention else 0):
         for m, b, o in zip(models, batches, out):
@@ -124,7 +134,8 @@ def _cpu_jiffies():
     return total - idle - steal, total, steal
 
 def _own_cpu_seconds(pids=()) -> float:
-    "CPU seconds of this process, of the children it has waited for, and of the running processes `pids` (a timed command's work is not other work)."
+    ("CPU seconds of this process, of the children it has waited for, and of the running processes `pids` (a timed "
+     "command's work is not other work).")
     t, tck = os.times(), os.sysconf("SC_CLK_TCK")
     def running(pid):                                    # utime + stime of /proc/PID/stat (0 once it is gone)
         try: return sum(int(x) for x in Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[11:13]) / tck
@@ -132,9 +143,12 @@ def _own_cpu_seconds(pids=()) -> float:
     return t.user + t.system + t.children_user + t.children_system + sum(map(running, pids))
 
 class LoadMonitor:
-    "Context manager: the machine's load before, during and after the timing inside it; `.record` is a dict for provenance."
-    def __init__(self, what: str = "timing", interval: float = 0.5, warn: bool = True, judge_seconds: float | None = None, pids=()):
-        self.what, self.interval, self.warn, self.record, self.pids = what, interval, warn, {}, tuple(pids)   # pids: running helpers whose work is ours
+    ("Context manager: the machine's load before, during and after the timing inside it; `.record` is a dict for "
+     "provenance.")
+    def __init__(self, what: str = "timing", interval: float = 0.5, warn: bool = True,
+                 judge_seconds: float | None = None, pids=()):
+        # pids: running helpers whose work is ours
+        self.what, self.interval, self.warn, self.record, self.pids = what, interval, warn, {}, tuple(pids)
         self.judge_seconds = JUDGE_SECONDS if judge_seconds is None else judge_seconds
         self._stop, self._samples = threading.Event(), []
 
@@ -146,11 +160,13 @@ class LoadMonitor:
     def __enter__(self):
         self._before, self._j0, self._own0 = load_average(), _cpu_jiffies(), _own_cpu_seconds(self.pids)
         self._t0 = time.perf_counter()
-        self._thread = threading.Thread(target=self._sample, daemon=True); self._thread.start()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
         return self
 
     def __exit__(self, *exc):
-        self._stop.set(); self._thread.join()
+        self._stop.set()
+        self._thread.join()
         self.record = r = self.now()
         if r["competing"] and self.warn:
             print(f"warning: other work competed for the cores during this {self.what} ({r['other_cores']} cores busy "
@@ -172,7 +188,9 @@ class LoadMonitor:
             r["other_cores"] = round(max(0.0, busy / tck - own) / wall, 2)
             r["steal_pct"] = round(100 * steal / total, 2)
         if wall >= self.judge_seconds:                                   # shorter: one tick reads as a tenth of a core
-            r["competing"] = bool((r["other_cores"] or 0) >= COMPETING_CORES or (r["steal_pct"] or 0) >= COMPETING_STEAL_PCT)
+            r["competing"] = bool(
+                (r["other_cores"] or 0) >= COMPETING_CORES or (r["steal_pct"] or 0) >= COMPETING_STEAL_PCT
+            )
         return r
 
 LOAD_FIELDS = ("load_before", "load_during_max", "load_after", "other_cores", "steal_pct", "competing")
@@ -181,10 +199,11 @@ def warn_if_competing(records: list[dict], what: str = "timing") -> bool:
     "Print one line on stderr if any `LoadMonitor.record` in `records` competed with other work; True if so."
     bad = [r for r in records if r.get("competing")]
     if bad:
-        print(f"warning: other work competed for the cores during {len(bad)} of {len(records)} parts of this {what} (up to "
-              f"{max(r['other_cores'] or 0 for r in bad)} cores busy elsewhere, steal up to {max(r['steal_pct'] or 0 for r in bad)}%, "
-              f"load up to {max(r['load_during_max'] or 0 for r in bad)} on {bad[0]['cpu_count']} cores): its speed numbers "
-              "measure the machine too; re-run on idle cores", file=sys.stderr, flush=True)
+        print(f"warning: other work competed for the cores during {len(bad)} of {len(records)} parts of this {what} "
+              f"(up to {max(r['other_cores'] or 0 for r in bad)} cores busy elsewhere, steal up to "
+              f"{max(r['steal_pct'] or 0 for r in bad)}%, load up to {max(r['load_during_max'] or 0 for r in bad)} on "
+              f"{bad[0]['cpu_count']} cores): its speed numbers measure the machine too; re-run on idle "
+              "cores", file=sys.stderr, flush=True)
     return bool(bad)
 
 # %% ../nbs/03_bench.ipynb #c0a464f8
@@ -203,7 +222,8 @@ def _row(bs, seq_len, t, repeats):
 def throughput(models, batch_sizes=(1, 4, 16, 64), seq_len: int = 128, tgt_len: int | None = None,
                warmup: int = 1, repeats: int = 5, attention: bool = False, progress: bool = True,
                desc: str = "bench", seed: int = 0, warn: bool = True) -> list:
-    "Examples/s at each batch size (median, std, IQR over `repeats`, and the machine's load): rows for one model, or a list per model."
+    ("Examples/s at each batch size (median, std, IQR over `repeats`, and the machine's load): rows for one model, or "
+     "a list per model.")
     single = isinstance(models, nn.Module)
     models = [models] if single else list(models)
     rows = [[] for _ in models]
@@ -225,7 +245,8 @@ def speedup_row(orig: dict, pruned: dict, flops_orig: int, flops_pruned: int) ->
     "Measured vs FLOP-ideal speed-up for one batch size, from two `throughput` rows."
     measured = pruned["examples_per_s"] / orig["examples_per_s"]
     ideal = flops_orig / flops_pruned
-    row = dict(batch_size=orig["batch_size"], original_eps=orig["examples_per_s"], original_std=orig["examples_per_s_std"],
+    row = dict(batch_size=orig["batch_size"], original_eps=orig["examples_per_s"],
+               original_std=orig["examples_per_s_std"],
                pruned_eps=pruned["examples_per_s"], pruned_std=pruned["examples_per_s_std"],
                speedup=measured, speedup_pct=100 * (measured - 1), ideal_speedup=ideal,
                ideal_speedup_pct=100 * (ideal - 1), share_of_ideal_speedup=measured / ideal,
@@ -251,7 +272,8 @@ _T = {0.95: [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.2
 _Z = {0.95: 1.960, 0.90: 1.645, 0.99: 2.576}
 
 def t_quantile(level: float, df: int) -> float:
-    "Two-sided Student t critical value for `level` (0.90, 0.95 or 0.99) and `df` degrees of freedom (normal beyond 30)."
+    ("Two-sided Student t critical value for `level` (0.90, 0.95 or 0.99) and `df` degrees of freedom (normal beyond "
+     "30).")
     if level not in _T: raise ValueError(f"level must be one of {sorted(_T)}, got {level}")
     return _T[level][df - 1] if df <= len(_T[level]) else _Z[level]
 
@@ -268,14 +290,16 @@ def ratio_interval(nums, dens) -> tuple[float, float, float]:
     return tuple(math.exp(v) for v in mean_interval([math.log(n / d) for n, d in zip(nums, dens)]))
 
 def speedup_interval(orig_seconds, pruned_seconds) -> tuple[float, float, float]:
-    "Speed-up in percent of pruned over original from paired timings: (estimate, low, high), a 95% t interval on log ratios."
+    ("Speed-up in percent of pruned over original from paired timings: (estimate, low, high), a 95% t interval on log "
+     "ratios.")
     est, lo, hi = ratio_interval(orig_seconds, pruned_seconds)
     return 100 * (est - 1), 100 * (lo - 1) if lo > 0 else -math.inf, 100 * (hi - 1)     # one pair: no interval
 
 # %% ../nbs/03_bench.ipynb #9f573af1
 class Rows(list):
     "A list of result dicts that prints as a Markdown table of `SHOWN` columns (floats to 3 significant digits)."
-    SHOWN = ("batch_size", "original_eps", "pruned_eps", "speedup_pct", "speedup_pct_low", "speedup_pct_high", "interval",
+    SHOWN = ("batch_size", "original_eps", "pruned_eps", "speedup_pct", "speedup_pct_low", "speedup_pct_high",
+             "interval",
              "ideal_speedup_pct", "share_of_ideal_gain", "repeats", "other_cores", "competing")
     def table(self, cols=None) -> str:
         "The rows as a Markdown table of `cols` (default: those of `SHOWN` present)."
@@ -290,7 +314,8 @@ class Rows(list):
 _COMPARED = {}      # a dry run: the comparison each code path last timed in full, which its replays return
 
 def _comparison_path(model, keep, batch_sizes, tgt_len, attention) -> tuple:
-    "What changes the code a comparison takes: the architecture, batch sizes, target length, attention timing, emptied layers."
+    ("What changes the code a comparison takes: the architecture, batch sizes, target length, attention timing, "
+     "emptied layers.")
     index, keep = HeadIndex.from_model(model), torch.as_tensor(keep, dtype=torch.bool)
     emptied = any(not keep[index.span(i)].any() for i in range(len(index.sites)))
     return ("compare_pruned", type(model).__name__, tuple(batch_sizes), tgt_len is None, bool(attention), emptied)
@@ -306,7 +331,8 @@ def compare_pruned(model: nn.Module, keep, batch_sizes=(1, 4, 16, 64), seq_len: 
     """Speed (measured and FLOP-ideal) and size of `model` before and after removing the heads not in `keep`.
     Timed in rounds of `repeats` alternated pairs until the speed-up's 95% interval is within +-`halfwidth_pct` points
     (or `max_repeats` pairs are in, default `repeats`: one round; then the row says `interval: wide`). When other work
-    competes for the cores, more pairs do not narrow the interval: the rounds stop early and the row says why (`stopped`)."""
+    competes for the cores, more pairs do not narrow the interval: the rounds stop early and the row says why
+    (`stopped`)."""
     import copy
     from headprune_nb.prune import prune_heads
     if repeats < 2: raise ValueError(f"compare_pruned needs repeats >= 2 for an interval; got {repeats}")
@@ -314,12 +340,14 @@ def compare_pruned(model: nn.Module, keep, batch_sizes=(1, 4, 16, 64), seq_len: 
     max_repeats = max(repeats, max_repeats or repeats)
     path = _comparison_path(model, keep, batch_sizes, tgt_len, attention)
     if dry_replay(path) and (os.environ.get(DRY_RUN_ENV), path) in _COMPARED:   # a dry run: this path was timed already
-        return dict(_COMPARED[os.environ.get(DRY_RUN_ENV), path], heads_kept=int(torch.as_tensor(keep).sum()), replayed=True)
+        return dict(_COMPARED[os.environ.get(DRY_RUN_ENV), path], heads_kept=int(torch.as_tensor(keep).sum()),
+                    replayed=True)
     pruned = prune_heads(copy.deepcopy(model), keep)
     flops_batch = random_batch(model, 1, seq_len, tgt_len, seed)
     fo, fp = forward_flops(model, flops_batch), forward_flops(pruned, flops_batch)
     rows, loads = [], []
-    per_size = 2 * max_repeats + (2 * repeats if attention else 0)        # timed passes; the attention's in the first round
+    # timed passes; the attention's in the first round
+    per_size = 2 * max_repeats + (2 * repeats if attention else 0)
     with tqdm(total=len(batch_sizes) * per_size, desc="original vs pruned", disable=not progress, leave=False) as bar:
         for i, bs in enumerate(batch_sizes):
             batches = [random_batch(m, bs, seq_len, tgt_len, seed) for m in (model, pruned)]
@@ -337,17 +365,20 @@ def compare_pruned(model: nn.Module, keep, batch_sizes=(1, 4, 16, 64), seq_len: 
             loads.append(mon.record)
             bar.update((i + 1) * per_size - bar.n)                  # the passes this batch size did not need
             row = speedup_row(*(_row(bs, seq_len, a, n) for a in acc), fo, fp)
-            if "attention" in acc[0]:               # the attention blocks' time after pruning, % of before: its paired interval too
+            # the attention blocks' time after pruning, % of before: its paired interval too
+            if "attention" in acc[0]:
                 a_est, a_lo, a_hi = speedup_interval(acc[0]["attention"], acc[1]["attention"])
-                row.update(attention_time_pct_paired=100 / (1 + a_est / 100), attention_time_pct_low=100 / (1 + a_hi / 100),
+                row.update(attention_time_pct_paired=100 / (1 + a_est / 100),
+                           attention_time_pct_low=100 / (1 + a_hi / 100),
                            attention_time_pct_high=100 / (1 + a_lo / 100) if a_lo > -100 else math.inf,
                            attention_pairs=len(acc[0]["attention"]))                 # its t interval's pairs (a p)
             rows.append(dict(row, speedup_pct_paired=est, speedup_pct_low=lo, speedup_pct_high=hi, repeats=n,
                              interval="narrow" if (hi - lo) / 2 <= halfwidth_pct else "wide", stopped=stopped,
                              **{k: mon.record[k] for k in LOAD_FIELDS}))
-            if stopped: print(f"stopped timing at batch {bs} after {n} of up to {max_repeats} pairs: {stopped}; more pairs would "
-                              "not narrow the interval; on idle cores it narrows in fewer pairs (`headprune list` gives an idle "
-                              "run's time)", file=sys.stderr, flush=True)
+            if stopped:
+                print(f"stopped timing at batch {bs} after {n} of up to {max_repeats} pairs: {stopped}; more pairs "
+                      "would not narrow the interval; on idle cores it narrows in fewer pairs (`headprune list` gives "
+                      "an idle run's time)", file=sys.stderr, flush=True)
     warn_if_competing(loads, "comparison")
     wide = [r for r in rows if r["interval"] == "wide"]
     if wide: print("note: the speed-up's 95% interval is wider than +-" f"{halfwidth_pct} points at batch "

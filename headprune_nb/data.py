@@ -7,7 +7,8 @@ from __future__ import annotations
 import contextlib, csv, os, random
 from dataclasses import dataclass
 from pathlib import Path
-from .store import DRY_RUN_ENV, DRY_RUN_LOG, DRY_RUN_CAPS, dry_run, dry_cap, dry_note, dry_batches, dry_replay, dry_notes
+from .store import (DRY_RUN_ENV, DRY_RUN_LOG, DRY_RUN_CAPS, dry_run, dry_cap, dry_note, dry_batches,
+    dry_replay, dry_notes)
 
 # %% auto #0
 __all__ = ['FIXTURES', 'GLUE_TASKS', 'FULL_SIZES', 'IWSLT14_TEST', 'DICTS', 'data_dir', 'fixtures_dir', 'GlueTask', 'Example',
@@ -24,12 +25,17 @@ def data_dir(path=None) -> Path | None:
     if p is None: return None
     p = Path(p).expanduser()
     if not p.is_dir():
-        raise FileNotFoundError(f"data folder {p} does not exist (from {'the argument' if path else 'HEADPRUNE_DATA_DIR'}); "
-                                "point it at a folder laid out like shared/data (glue/, multi30k/, iwslt14.tokenized.de-en/)")
+        raise FileNotFoundError(f"data folder {p} does not exist (from "
+                                f"{'the argument' if path else 'HEADPRUNE_DATA_DIR'}); point it at a folder laid out "
+                                "like shared/data (glue/, multi30k/, iwslt14.tokenized.de-en/)")
     return p
 
 # %% ../nbs/05_data.ipynb #5f0e1a06
-FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "data" if "__file__" in globals() else Path("../tests/fixtures/data").resolve()
+FIXTURES = (
+    Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "data"
+    if "__file__" in globals()
+    else Path("../tests/fixtures/data").resolve()
+)
 
 def fixtures_dir() -> Path:
     "The small data files in the real formats under tests/fixtures/data (a checkout's; a wheel has none)."
@@ -82,12 +88,15 @@ def glue_task(name: str) -> GlueTask:
     return GLUE_TASKS[key]
 
 # %% ../nbs/05_data.ipynb #8ea70f5a
-FULL_SIZES = {"mnli": dict(train=392_702, dev_matched=9_815, dev_mismatched=9_832), "qqp": dict(train=363_846, dev=40_430),
-              "qnli": dict(train=104_743, dev=5_463), "sst2": dict(train=67_349, dev=872), "rte": dict(train=2_490, dev=277),
+FULL_SIZES = {"mnli": dict(train=392_702, dev_matched=9_815, dev_mismatched=9_832),
+              "qqp": dict(train=363_846, dev=40_430),
+              "qnli": dict(train=104_743, dev=5_463), "sst2": dict(train=67_349, dev=872),
+              "rte": dict(train=2_490, dev=277),
               "iwslt14": dict(train=160_239, valid=7_283, test=6_750)}
 
 def _glue_path(t: GlueTask, split: str, root: Path | None) -> Path:
-    "The local file of a split; in a dry run, a stand-in when it is missing (dev-matched or dev for train, then the fixture)."
+    ("The local file of a split; in a dry run, a stand-in when it is missing (dev-matched or dev for train, then the "
+     "fixture).")
     if not dry_run(): return root / "glue" / t.name / t.files[split]
     splits = [split] + [s for s in ("dev_matched", "dev") if split == "train" and s in t.files]
     roots = [r for r in (root, FIXTURES) if r is not None]
@@ -107,7 +116,8 @@ def _label_id(task: GlueTask, raw: str, where: str) -> int:
     raise ValueError(f"{where}: label {raw!r} is not one of {task.name}'s labels {list(task.labels)}")
 
 def utf8_lines(path):
-    "Lines of a UTF-8 text file, newlines kept, a leading BOM dropped; a byte that is not UTF-8 is an error naming file:line."
+    ("Lines of a UTF-8 text file, newlines kept, a leading BOM dropped; a byte that is not UTF-8 is an error naming "
+     "file:line.")
     with open(path, "rb") as f:
         for n, raw in enumerate(f, 1):
             try: line = raw.decode("utf-8")
@@ -120,16 +130,17 @@ def read_glue_file(task: GlueTask, path) -> list[Example]:
     "Read a local GLUE file (TSV or CSV) into Examples, checking columns and labels row by row."
     path = Path(path)
     if not path.exists():
-        raise FileNotFoundError(f"{path} not found: the {task.name} split glue/{task.name}/{path.name}; fetch GLUE from the "
-                                "hub instead (pip install 'headprune-nb[hub]' and unset HEADPRUNE_DATA_DIR) or put the file there")
+        raise FileNotFoundError(f"{path} not found: the {task.name} split glue/{task.name}/{path.name}; fetch GLUE "
+                                "from the hub instead (pip install 'headprune-nb[hub]' and unset HEADPRUNE_DATA_DIR) "
+                                "or put the file there")
     with contextlib.closing(utf8_lines(path)) as f:
         rows = csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE) if path.suffix == ".tsv" else csv.reader(f)
         header = next(rows, None)
         if header is None: raise ValueError(f"{path}: empty file, expected a header row")
         missing = [c for c in (*task.columns, task.label_column) if c not in header]
         if missing:
-            raise ValueError(f"{path}:1: missing column(s) {missing}; {task.name} needs {[*task.columns, task.label_column]}, "
-                             f"the header has {header}")
+            raise ValueError(f"{path}:1: missing column(s) {missing}; {task.name} needs "
+                             f"{[*task.columns, task.label_column]}, the header has {header}")
         idx = [header.index(c) for c in task.columns]
         li = header.index(task.label_column)
         out = []
@@ -152,14 +163,16 @@ def load_glue(task: str, split: str, path=None, limit: int | None = None, seed: 
         examples = read_glue_file(t, _glue_path(t, split, root))
     else:
         try: import datasets
-        except ImportError: raise FileNotFoundError(f"GLUE {t.name} {split}: no local data folder and no `datasets` to fetch "
-                                                    "it; pip install 'headprune-nb[hub]' (the hub), or set HEADPRUNE_DATA_DIR "
-                                                    "to a folder holding glue/<TASK>/ files") from None
+        except ImportError:
+            raise FileNotFoundError(f"GLUE {t.name} {split}: no local data folder and no `datasets` to fetch it; pip "
+                                    "install 'headprune-nb[hub]' (the hub), or set HEADPRUNE_DATA_DIR to a folder "
+                                    "holding glue/<TASK>/ files") from None
         try: ds = datasets.load_dataset("nyu-mll/glue", t.hub_config, split=t.hub_splits[split])
         except Exception as e:
             raise FileNotFoundError(f"GLUE {t.name} {split}: the hub is not reachable ({type(e).__name__}); run "
-                                    f"`python -c \"import datasets; datasets.load_dataset('nyu-mll/glue', '{t.hub_config}')\"` "
-                                    "where it is, or set HEADPRUNE_DATA_DIR to a folder holding glue/<TASK>/ files") from None
+                                    "`python -c \"import datasets; datasets.load_dataset('nyu-mll/glue', "
+                                    f"'{t.hub_config}')\"` where it is, or set HEADPRUNE_DATA_DIR to a folder holding "
+                                    "glue/<TASK>/ files") from None
         cols = t.hub_columns
         examples = [Example(r[cols[0]], r[cols[1]] if len(cols) > 1 else None, int(r["label"])) for r in ds]
     limit = dry_cap(limit, "train_examples" if split == "train" else "eval_examples")
@@ -181,7 +194,8 @@ def read_parallel(src_path, tgt_path) -> tuple[list[str], list[str]]:
     "Two line-aligned files; an error names both if their line counts differ."
     src, tgt = read_lines(src_path), read_lines(tgt_path)
     if len(src) != len(tgt):
-        raise ValueError(f"{src_path} has {len(src)} lines but {tgt_path} has {len(tgt)}: parallel files must align line by line")
+        raise ValueError(f"{src_path} has {len(src)} lines but {tgt_path} has {len(tgt)}: parallel files must align "
+                         "line by line")
     return src, tgt
 
 # %% ../nbs/05_data.ipynb #3a5883cb
@@ -196,7 +210,8 @@ def clean_pairs(src: list[str], tgt: list[str], min_len: int = 1, max_len: int =
     keep = []
     for i, (s, t) in enumerate(zip(src, tgt)):
         ls, lt = len(s.split()), len(t.split())
-        if min_len <= ls <= max_len and min_len <= lt <= max_len and ls / lt <= ratio and lt / ls <= ratio: keep.append(i)
+        if min_len <= ls <= max_len and min_len <= lt <= max_len and ls / lt <= ratio and lt / ls <= ratio:
+            keep.append(i)
     return keep
 
 # %% ../nbs/05_data.ipynb #ac2b2aba
@@ -227,7 +242,8 @@ def prepare_translation(raw: dict, out_dir, src: str = "de", tgt: str = "en", me
     out_dir = Path(out_dir)
     recipe = dict(src=src, tgt=tgt, merges=merges, max_len=max_len, ratio=ratio,
                   raw={k: [str(p) for p in v] for k, v in raw.items()})
-    if (out_dir / "recipe.json").exists() and json.loads((out_dir / "recipe.json").read_text()) == recipe: return out_dir
+    if (out_dir / "recipe.json").exists() and json.loads((out_dir / "recipe.json").read_text()) == recipe:
+        return out_dir
     if "train" not in raw: raise ValueError(f"prepare_translation needs a 'train' split to learn BPE; got {list(raw)}")
     tok = {}
     for split, (sp, tp) in raw.items():
@@ -250,7 +266,8 @@ def prepare_translation(raw: dict, out_dir, src: str = "de", tgt: str = "en", me
     return out_dir
 
 # %% ../nbs/05_data.ipynb #ae2257f7
-IWSLT14_TEST = ("IWSLT14.TED.dev2010", "IWSLT14.TEDX.dev2012", "IWSLT14.TED.tst2010", "IWSLT14.TED.tst2011", "IWSLT14.TED.tst2012")
+IWSLT14_TEST = ("IWSLT14.TED.dev2010", "IWSLT14.TEDX.dev2012", "IWSLT14.TED.tst2010", "IWSLT14.TED.tst2011",
+                "IWSLT14.TED.tst2012")
 
 def _iwslt_train_lines(path) -> list[str]:
     import re
@@ -263,28 +280,40 @@ def _iwslt_seg_lines(path) -> list[str]:
             for l in read_lines(path) if "<seg id" in l]
 
 def prepare_iwslt14(raw_dir, out_dir, src: str = "de", tgt: str = "en", merges: int = 10000) -> Path:
-    "fairseq's prepare-iwslt14.sh on the raw release folder `raw_dir` (train.tags.de-en.*, IWSLT14.*.xml): BPE'd splits in out_dir."
+    ("fairseq's prepare-iwslt14.sh on the raw release folder `raw_dir` (train.tags.de-en.*, IWSLT14.*.xml): BPE'd "
+     "splits in out_dir.")
     import json, shutil, tempfile
     raw, out_dir = Path(raw_dir), Path(out_dir)
     pair = f"{src}-{tgt}"
-    need = [raw / f"train.tags.{pair}.{l}" for l in (src, tgt)] + [raw / f"{t}.{pair}.{l}.xml" for t in IWSLT14_TEST for l in (src, tgt)]
+    need = [raw / f"train.tags.{pair}.{l}" for l in (src, tgt)] + [
+        raw / f"{t}.{pair}.{l}.xml" for t in IWSLT14_TEST for l in (src, tgt)
+    ]
     missing = [p.name for p in need if not p.exists()]
-    if missing: raise FileNotFoundError(f"{raw}: missing {', '.join(missing[:3])}{' ...' if len(missing) > 3 else ''}; unpack "
-                                        f"the IWSLT14 release there (2014-01/texts/{src}/{tgt}/{pair}.tgz, as prepare-iwslt14.sh does)")
+    if missing:
+        raise FileNotFoundError(f"{raw}: missing {', '.join(missing[:3])}{' ...' if len(missing) > 3 else ''}; unpack "
+                                f"the IWSLT14 release there (2014-01/texts/{src}/{tgt}/{pair}.tgz, as "
+                                "prepare-iwslt14.sh does)")
     s, t = (moses_tokenize(_iwslt_train_lines(raw / f"train.tags.{pair}.{l}"), l) for l in (src, tgt))
-    if len(s) != len(t): raise ValueError(f"{raw}: train.tags.{pair}.{src} has {len(s)} text lines, .{tgt} has {len(t)}")
+    if len(s) != len(t):
+        raise ValueError(f"{raw}: train.tags.{pair}.{src} has {len(s)} text lines, .{tgt} has {len(t)}")
     keep = clean_pairs(s, t, 1, 175, 1.5)
     s, t = [s[i].lower() for i in keep], [t[i].lower() for i in keep]
     splits = {"valid": ([x for i, x in enumerate(s, 1) if i % 23 == 0], [x for i, x in enumerate(t, 1) if i % 23 == 0]),
               "train": ([x for i, x in enumerate(s, 1) if i % 23], [x for i, x in enumerate(t, 1) if i % 23])}
-    splits["test"] = tuple([x.lower() for x in moses_tokenize([y for n in IWSLT14_TEST for y in _iwslt_seg_lines(raw / f"{n}.{pair}.{l}.xml")], l)]
-                           for l in (src, tgt))
+    splits["test"] = tuple(
+        [
+            x.lower()
+            for x in moses_tokenize([y for n in IWSLT14_TEST for y in _iwslt_seg_lines(raw / f"{n}.{pair}.{l}.xml")], l)
+        ]
+        for l in (src, tgt)
+    )
     codes = learn_bpe(splits["train"][0] + splits["train"][1], merges)
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=out_dir.parent))
     (tmp / "code").write_text(codes, encoding="utf-8")
     for split, (a, b) in splits.items():
-        for lang, lines in ((src, a), (tgt, b)): (tmp / f"{split}.{lang}").write_text("\n".join(apply_bpe(codes, lines)) + "\n", encoding="utf-8")
+        for lang, lines in ((src, a), (tgt, b)):
+            (tmp / f"{split}.{lang}").write_text("\n".join(apply_bpe(codes, lines)) + "\n", encoding="utf-8")
     (tmp / "recipe.json").write_text(json.dumps(dict(recipe="prepare-iwslt14", raw=str(raw), merges=merges), indent=1))
     if out_dir.exists(): shutil.rmtree(out_dir)
     os.replace(tmp, out_dir)
@@ -336,7 +365,8 @@ def read_fairseq_dict(path) -> Vocab:
             raise ValueError(f"{path}:{n}: {parts[0]!r} is one of the four specials, which precede the file; the ids "
                              "after it would not be fairseq's")
         tokens.append(parts[0])
-    if len(set(tokens)) != len(tokens): raise ValueError(f"{path}: a token appears twice; the ids would not be fairseq's")
+    if len(set(tokens)) != len(tokens):
+        raise ValueError(f"{path}: a token appears twice; the ids would not be fairseq's")
     return Vocab(tokens)
 
 class PairVocab:
@@ -369,7 +399,8 @@ def bucket_batches(lengths: list[int], batch_size: int | None = None, max_tokens
                    shuffle: bool = True, seed: int = 0) -> list[list[int]]:
     "Index batches of similar length: `batch_size` examples each, or at most `max_tokens` padded tokens."
     if (batch_size is None) == (max_tokens is None): raise ValueError("give exactly one of batch_size and max_tokens")
-    if (batch_size or max_tokens) < 1: raise ValueError(f"batch_size / max_tokens must be >= 1; got {batch_size or max_tokens}")
+    if (batch_size or max_tokens) < 1:
+        raise ValueError(f"batch_size / max_tokens must be >= 1; got {batch_size or max_tokens}")
     rng = random.Random(seed)
     order = list(range(len(lengths)))
     if shuffle: rng.shuffle(order)
@@ -378,8 +409,11 @@ def bucket_batches(lengths: list[int], batch_size: int | None = None, max_tokens
     for i in order:
         longest_if = max(longest, lengths[i])
         full = len(cur) == batch_size if batch_size else (cur and longest_if * (len(cur) + 1) > max_tokens)
-        if full: batches.append(cur); cur, longest_if = [], lengths[i]
-        cur.append(i); longest = longest_if
+        if full:
+            batches.append(cur)
+            cur, longest_if = [], lengths[i]
+        cur.append(i)
+        longest = longest_if
     if cur: batches.append(cur)
     if shuffle: rng.shuffle(batches)
     return batches
@@ -399,9 +433,11 @@ def collate_translation(vocab: Vocab | PairVocab, pairs: list[tuple[str, str]], 
     import torch
     src = [vocab.source.encode(s)[-max_len:] for s, _ in pairs]
     tgt = [vocab.target.encode(t) for _, t in pairs]
-    tgt = [t if len(t) <= max_len else t[:max_len - 1] + [vocab.eos] for t in tgt]   # truncated targets still end in </s>
+    # truncated targets still end in </s>
+    tgt = [t if len(t) <= max_len else t[:max_len - 1] + [vocab.eos] for t in tgt]
     S, T = max(map(len, src)), max(map(len, tgt))
-    ids = torch.full((len(pairs), S), vocab.pad); labels = torch.full((len(pairs), T), -100)
+    ids = torch.full((len(pairs), S), vocab.pad)
+    labels = torch.full((len(pairs), T), -100)
     dec = torch.full((len(pairs), T), vocab.pad)
     for i, (s, t) in enumerate(zip(src, tgt)):
         ids[i, :len(s)] = torch.tensor(s)
@@ -418,7 +454,11 @@ def synthetic_classification(n: int, seed: int = 0) -> list[Example]:
     for _ in range(n):
         g, b = rng.randint(0, 3), rng.randint(0, 3)
         if g == b: g += 1
-        words = [rng.choice(good) for _ in range(g)] + [rng.choice(bad) for _ in range(b)] + rng.choices(filler, k=rng.randint(1, 5))
+        words = (
+            [rng.choice(good) for _ in range(g)]
+            + [rng.choice(bad) for _ in range(b)]
+            + rng.choices(filler, k=rng.randint(1, 5))
+        )
         rng.shuffle(words)
         out.append(Example(" ".join(words), None, int(g > b)))
     return out

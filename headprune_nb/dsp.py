@@ -31,7 +31,8 @@ def check_tau(tau: float) -> float:
     return tau
 
 def _soft_topk(r: torch.Tensor, K: int, tau: float) -> torch.Tensor:
-    "`soft_topk` without its input checks: the pruner checks K and tau once, when it is built, and calls this every step."
+    ("`soft_topk` without its input checks: the pruner checks K and tau once, when it is built, and calls this every "
+     "step.")
     r = r.double()
     tiny = torch.finfo(torch.float64).tiny
     g = torch.zeros_like(r)
@@ -43,18 +44,23 @@ def _soft_topk(r: torch.Tensor, K: int, tau: float) -> torch.Tensor:
 
 def soft_topk(r: torch.Tensor, K: int, tau: float) -> torch.Tensor:
     "Relaxed K-hot vector of the scores `r` (eqs. 14-19), in float64; sums to K."
-    check_k(K, r.shape[-1]); check_tau(tau)
+    check_k(K, r.shape[-1])
+    check_tau(tau)
     return _soft_topk(r, K, tau)
 
 def _perturbed(logits: torch.Tensor, generator=None, noise: torch.Tensor | None = None) -> torch.Tensor:
     "`logits` plus Gumbel noise (fresh, or the given draws), in float64."
     if noise is None: noise = gumbel_noise(logits.shape, device=logits.device, generator=generator)
-    elif noise.shape != logits.shape: raise ValueError(f"noise has shape {tuple(noise.shape)}, the logits {tuple(logits.shape)}")
+    elif noise.shape != logits.shape:
+        raise ValueError(f"noise has shape {tuple(noise.shape)}, the logits {tuple(logits.shape)}")
     return logits.double() + noise.to(logits.device, torch.float64)
 
-def gumbel_soft_topk(logits: torch.Tensor, K: int, tau: float, generator=None, noise: torch.Tensor | None = None) -> torch.Tensor:
-    "DSP's gates: the relaxed top-K of `logits` perturbed by Gumbel noise (fresh, or the given `noise` draws), in float64."
-    check_k(K, logits.shape[-1]); check_tau(tau)
+def gumbel_soft_topk(logits: torch.Tensor, K: int, tau: float, generator=None,
+                     noise: torch.Tensor | None = None) -> torch.Tensor:
+    ("DSP's gates: the relaxed top-K of `logits` perturbed by Gumbel noise (fresh, or the given `noise` draws), in "
+     "float64.")
+    check_k(K, logits.shape[-1])
+    check_tau(tau)
     return _soft_topk(_perturbed(logits, generator, noise), K, tau)
 
 # %% ../nbs/13_dsp.ipynb #23baa503
@@ -64,23 +70,29 @@ def _anneal(step: int, tau_ini: float, tau_end: float, n_cooldown: int, rule: st
     return math.exp(math.log(tau_ini) - step / n_cooldown * (math.log(tau_ini) - math.log(tau_end)))
 
 def anneal(step: int, tau_ini: float, tau_end: float, n_cooldown: int, rule: str = "<=") -> float:
-    "Temperature after `step` training steps (eq. 24): log-linear from tau_ini to tau_end in n_cooldown steps, formula while step `rule` n_cooldown."
-    check_tau(tau_ini); check_tau(tau_end)
+    ("Temperature after `step` training steps (eq. 24): log-linear from tau_ini to tau_end in n_cooldown steps, "
+     "formula while step `rule` n_cooldown.")
+    check_tau(tau_ini)
+    check_tau(tau_end)
     if isinstance(n_cooldown, bool) or not isinstance(n_cooldown, int) or n_cooldown < 1:
         raise ValueError(f"n_cooldown must be a positive number of steps; got {n_cooldown!r}")
-    if rule not in ("<=", "<"): raise ValueError(f"rule must be '<=' (DSP's BERT trainer) or '<' (their fairseq script); got {rule!r}")
+    if rule not in ("<=", "<"):
+        raise ValueError(f"rule must be '<=' (DSP's BERT trainer) or '<' (their fairseq script); got {rule!r}")
     if step < 0: raise ValueError(f"step must be >= 0; got {step}")
     return _anneal(step, tau_ini, tau_end, n_cooldown, rule)
 
 # %% ../nbs/13_dsp.ipynb #d4801c74
 class DSPPruner(Variants, HeadPruner):
-    "Differentiable subset pruning: gates = Gumbel soft top-K of w at an annealed temperature (or a held one); exactly K kept."
+    ("Differentiable subset pruning: gates = Gumbel soft top-K of w at an annealed temperature (or a held one); "
+     "exactly K kept.")
     HOLD = 1                  # annealing=False holds schedule[HOLD]: tau_end (1) or tau_ini (0); set by each variant
     def __init__(self, H: int, K: int, tau_ini: float = 1.0, tau_end: float = 1e-8, n_cooldown: int = 1000,
                  init: float = 0.0, annealing: bool = True, rule: str = "<=", variant: str | None = None):
         super().__init__()
-        self.K, self.schedule, self.annealing, self.rule = check_k(K, H), (tau_ini, tau_end, n_cooldown), bool(annealing), rule
-        anneal(0, *self.schedule, rule=rule)                       # K and the schedule are checked here, once, not every step
+        self.K, self.schedule, self.annealing, self.rule = check_k(K, H), (tau_ini, tau_end,
+                                                                           n_cooldown), bool(annealing), rule
+        # K and the schedule are checked here, once, not every step
+        anneal(0, *self.schedule, rule=rule)
         self.w = nn.Parameter(torch.full((H,), float(init)))       # log importance (eq. 20)
 
     def tau(self, step: int) -> float:
@@ -119,7 +131,8 @@ def _ste_code(r: torch.Tensor, K: int) -> torch.Tensor:
 STE_MASKS = {"paper": _ste_paper, "code": _ste_code}
 
 def ste_mask(r: torch.Tensor, K: int, variant: str = DEFAULT_VARIANT) -> torch.Tensor:
-    "Hard forward mask of STE: exactly the top-K of `r` ('paper'), or r strictly above the (K+1)-th largest value ('code', DSP's STEFunction)."
+    ("Hard forward mask of STE: exactly the top-K of `r` ('paper'), or r strictly above the (K+1)-th largest value "
+     "('code', DSP's STEFunction).")
     check_k(K, r.numel())
     return STE_MASKS[check_variant(variant)](r, K)
 
@@ -139,7 +152,8 @@ class STEPruner(Variants, HeadPruner):
         "The K (default: the pruner's K) heads of largest w."
         return top_k_mask(self.w.detach().cpu(), self.K if K is None else K)
 
-    def log_row(self, step: int) -> dict: return dict(selected=mask_str(self.keep_mask()))   # the convergence test reads it
+    # the convergence test reads it
+    def log_row(self, step: int) -> dict: return dict(selected=mask_str(self.keep_mask()))
 
 class STEPaperPruner(STEPruner):
     "STE keeping exactly K heads in the forward pass."

@@ -44,10 +44,11 @@ def fairseq_dictionary(vocab: Vocab):
 def fairseq_vocab(d) -> Vocab:
     "A fairseq Dictionary as a Vocab with the same ids (fairseq's four default specials first)."
     if list(d.symbols[:d.nspecial]) != list(Vocab.SPECIALS):
-        raise ValueError(f"this fairseq dictionary's specials are {d.symbols[:d.nspecial]}, not {list(Vocab.SPECIALS)}; "
-                         "its ids cannot be kept")
+        raise ValueError(f"this fairseq dictionary's specials are {d.symbols[:d.nspecial]}, not "
+                         f"{list(Vocab.SPECIALS)}; its ids cannot be kept")
     v = Vocab(d.symbols[d.nspecial:])
-    if len(v) != len(d): raise ValueError("this fairseq dictionary repeats a symbol (or a special); its ids cannot be kept")
+    if len(v) != len(d):
+        raise ValueError("this fairseq dictionary repeats a symbol (or a special); its ids cannot be kept")
     return v
 
 def build_fairseq_transformer(vocab: Vocab | PairVocab, d_model: int = 512, layers: int = 6, heads: int = 4,
@@ -58,7 +59,8 @@ def build_fairseq_transformer(vocab: Vocab | PairVocab, d_model: int = 512, laye
     args = argparse.Namespace(encoder_embed_dim=d_model, decoder_embed_dim=d_model, encoder_layers=layers,
                               decoder_layers=layers, encoder_attention_heads=heads, decoder_attention_heads=heads,
                               encoder_ffn_embed_dim=ffn, decoder_ffn_embed_dim=ffn, dropout=dropout,
-                              share_all_embeddings=isinstance(vocab, Vocab), share_decoder_input_output_embed=share_output,
+                              share_all_embeddings=isinstance(vocab, Vocab),
+                              share_decoder_input_output_embed=share_output,
                               max_source_positions=1024, max_target_positions=1024)
     transformer_iwslt_de_en(args)                              # the architecture's other defaults
     task = argparse.Namespace(source_dictionary=fairseq_dictionary(vocab.source),
@@ -69,7 +71,8 @@ def build_fairseq_transformer(vocab: Vocab | PairVocab, d_model: int = 512, laye
 # %% ../nbs/08_fairseq.ipynb #be370aba
 def translate_fairseq(model, vocab: Vocab | PairVocab, sources: list[str], beam: int = 5, batch_size: int = 64,
                       max_len_a: float = 1.2, max_len_b: int = 10) -> list[str]:
-    "Beam-search translations (BPE strings) with fairseq's SequenceGenerator, batched and limited like `train.translate`."
+    ("Beam-search translations (BPE strings) with fairseq's SequenceGenerator, batched and limited like "
+     "`train.translate`.")
     from fairseq.sequence_generator import SequenceGenerator
     from headprune_nb.train import translate_batches
     model.eval()
@@ -98,7 +101,8 @@ def _unsupported(fs) -> list[str]:
               "--cross-self-attention": bool(getattr(cfg, "cross_self_attention", False)),
               "--no-scale-embedding on one side only": enc.embed_scale != dec.embed_scale,
               "pruned heads (convert first, then prune the HF model)":
-                  any(hasattr(m, "headprune_orig_heads") or getattr(m, "is_empty_attention", False) for m in fs.modules())}
+                  any(hasattr(m, "headprune_orig_heads") or getattr(m, "is_empty_attention",
+                                                                    False) for m in fs.modules())}
     return [k for k, bad in checks.items() if bad]
 
 def encdec_config_of(fs):
@@ -112,7 +116,8 @@ def encdec_config_of(fs):
     e0, d0 = enc.layers[0], dec.layers[0]
     config = encdec_config(vocab_size=enc.embed_tokens.num_embeddings, d_model=enc.embed_tokens.embedding_dim,
                            layers=len(enc.layers), heads=e0.self_attn.num_heads, ffn=e0.fc1.out_features,
-                           dropout=fs.cfg.dropout, max_len=max(fs.cfg.max_source_positions, fs.cfg.max_target_positions))
+                           dropout=fs.cfg.dropout,
+                           max_len=max(fs.cfg.max_source_positions, fs.cfg.max_target_positions))
     config.update(dict(decoder_layers=len(dec.layers), decoder_attention_heads=d0.self_attn.num_heads,
                        decoder_ffn_dim=d0.fc1.out_features, activation_function=str(fs.cfg.activation_fn),
                        attention_dropout=fs.cfg.attention_dropout, activation_dropout=fs.cfg.activation_dropout,
@@ -124,10 +129,12 @@ def encdec_config_of(fs):
 def fairseq_positions(n_positions: int, dim: int, padding_idx: int = 1) -> torch.Tensor:
     "fairseq's sinusoidal table shifted so that row t is what fairseq adds to the t-th real token (t = 0, 1, ...)."
     from fairseq.modules.sinusoidal_positional_embedding import SinusoidalPositionalEmbedding
-    return SinusoidalPositionalEmbedding.get_embedding(n_positions + padding_idx + 1, dim, padding_idx)[padding_idx + 1:]
+    return SinusoidalPositionalEmbedding.get_embedding(n_positions + padding_idx + 1, dim,
+                                                       padding_idx)[padding_idx + 1:]
 
 def to_hf_encdec(fs):
-    "Convert a fairseq transformer (transformer_iwslt_de_en family) into the HF Marian Enc-Dec, same outputs, eval mode."
+    ("Convert a fairseq transformer (transformer_iwslt_de_en family) into the HF Marian Enc-Dec, same outputs, eval "
+     "mode.")
     from transformers import MarianMTModel
     require_fairseq()
     config = encdec_config_of(fs)
@@ -153,10 +160,11 @@ def _safe_globals(path, trust: bool = False):
     import os, zipfile
     if zipfile.is_zipfile(path):
         unknown = [g for g in torch.serialization.get_unsafe_globals_in_checkpoint(str(path)) if g not in SAFE_GLOBALS]
-    elif not trust:                    # torch < 1.6's format: what it would import cannot be listed without unpickling it
-        raise ValueError(f"{Path(path).name} is in the format of torch before 1.6, whose contents cannot be checked before "
-                         "unpickling; if you trust the file, pass trust_checkpoint=True (CLI: --trust-checkpoint), or "
-                         "re-save it with a newer torch")
+    # torch < 1.6's format: what it would import cannot be listed without unpickling it
+    elif not trust:
+        raise ValueError(f"{Path(path).name} is in the format of torch before 1.6, whose contents cannot be checked "
+                         "before unpickling; if you trust the file, pass trust_checkpoint=True (CLI: "
+                         "--trust-checkpoint), or re-save it with a newer torch")
     else: unknown = ["(a checkpoint in torch's format before 1.6)"]
     if unknown and not trust:
         raise ValueError(f"{Path(path).name} would import {unknown} when unpickled, which torch refuses by default; "
@@ -179,21 +187,24 @@ def load_fairseq_checkpoint(checkpoint, data_dir=None, trust_checkpoint: bool = 
     if not p.is_file(): raise FileNotFoundError(f"fairseq checkpoint {str(p)!r} does not exist")
     data = Path(data_dir).expanduser() if data_dir else p.parent
     if not list(data.glob("dict.*.txt")):
-        raise FileNotFoundError(f"no fairseq dictionaries (dict.<lang>.txt) in {str(data)!r}: pass data_dir= the folder "
-                                "fairseq-preprocess wrote (--destdir), or the model archive's folder")
+        raise FileNotFoundError(f"no fairseq dictionaries (dict.<lang>.txt) in {str(data)!r}: pass data_dir= the "
+                                "folder fairseq-preprocess wrote (--destdir), or the model archive's folder")
     require_fairseq()
     from fairseq.models.transformer import TransformerModel
     with _safe_globals(p, trust_checkpoint):
         try: hub = TransformerModel.from_pretrained(str(p.parent), checkpoint_file=p.name, data_name_or_path=str(data))
         except KeyError as e:              # fairseq reads its entries without checking: a tensors-only file ends here
-            raise ValueError(f"{p} is not a fairseq training checkpoint (no {e.args[0]!r} entry); pass a checkpoint*.pt "
-                             "written by fairseq-train (model, configuration and training history)") from None
+            raise ValueError(f"{p} is not a fairseq training checkpoint (no {e.args[0]!r} entry); pass a "
+                             "checkpoint*.pt written by fairseq-train (model, configuration and training "
+                             "history)") from None
     model = hub.models[0]
     if type(model).__name__ != "TransformerModel":
         raise ValueError(f"{p.name} holds a fairseq {type(model).__name__}; the adapter converts transformer "
                          "(transformer_iwslt_de_en family) translation models")
     src, tgt = fairseq_vocab(hub.task.source_dictionary), fairseq_vocab(hub.task.target_dictionary)
-    model.float(); model.eval()           # the hub made it generation-only: its eval() returns None, not the model
+    # the hub made it generation-only: its eval() returns None, not the model
+    model.float()
+    model.eval()
     return model, vocab_pair(src, tgt)
 
 def unknown_rate(vocab: Vocab | PairVocab, sources: list[str]) -> float:
@@ -202,7 +213,8 @@ def unknown_rate(vocab: Vocab | PairVocab, sources: list[str]) -> float:
     return sum(t not in vocab.source.stoi for t in toks) / max(1, len(toks))
 
 def import_fairseq(checkpoint, out_dir, data_dir=None, trust_checkpoint: bool = False, keep_old: bool = False):
-    "Convert a fairseq checkpoint into an HF Enc-Dec saved in `out_dir` with its dictionaries and origin; returns (hf, vocab, fairseq model)."
+    ("Convert a fairseq checkpoint into an HF Enc-Dec saved in `out_dir` with its dictionaries and origin; returns "
+     "(hf, vocab, fairseq model).")
     import time
     from headprune_nb.prune import save_pruned
     from headprune_nb.data import save_vocab
@@ -211,11 +223,13 @@ def import_fairseq(checkpoint, out_dir, data_dir=None, trust_checkpoint: bool = 
     fs, vocab = load_fairseq_checkpoint(checkpoint, data_dir, trust_checkpoint)
     hf = to_hf_encdec(fs)
     out_dir = Path(out_dir)
-    if keep_old and out_dir.exists():     # only once the conversion worked: a failed import leaves the old model in place
+    # only once the conversion worked: a failed import leaves the old model in place
+    if keep_old and out_dir.exists():
         out_dir.rename(out_dir.with_name(f"{out_dir.name}.replaced-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}"))
     out = save_pruned(hf, out_dir)
     save_vocab(vocab, out)
-    write_json(out / ORIGIN, dict(checkpoint=str(Path(checkpoint).expanduser().resolve()), sha1=files_sha1([checkpoint])))
+    write_json(out / ORIGIN,
+               dict(checkpoint=str(Path(checkpoint).expanduser().resolve()), sha1=files_sha1([checkpoint])))
     return hf, vocab, fs
 
 # %% ../nbs/08_fairseq.ipynb #b64d5d50
@@ -223,8 +237,12 @@ def check_import(fs, hf, vocab, sources: list[str], refs: list[str], beam: int =
     "Translate `sources` with fairseq and with the converted model: identical share, both BLEUs, unknown-token share."
     import time
     from headprune_nb.train import translate, bleu
-    t0 = time.time(); ours = translate(hf, vocab, sources, beam=beam); t_hf = time.time() - t0
-    t0 = time.time(); theirs = translate_fairseq(fs, vocab, sources, beam=beam); t_fs = time.time() - t0
+    t0 = time.time()
+    ours = translate(hf, vocab, sources, beam=beam)
+    t_hf = time.time() - t0
+    t0 = time.time()
+    theirs = translate_fairseq(fs, vocab, sources, beam=beam)
+    t_fs = time.time() - t0
     same = sum(a == b for a, b in zip(ours, theirs))
     return dict(sentences=len(sources), beam=beam, identical=same, identical_pct=100 * same / max(1, len(sources)),
                 bleu_fairseq=bleu(theirs, refs)["bleu_tok"], bleu_hf=bleu(ours, refs)["bleu_tok"],

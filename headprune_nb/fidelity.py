@@ -16,10 +16,13 @@ __all__ = ['VARIANTS', 'DEFAULT_VARIANT', 'fidelity_dir', 'load_cases', 'check_c
 
 # %% ../nbs/09_fidelity.ipynb #fa62eb7f
 def fidelity_dir() -> Path | None:
-    "The folder of reference cases: $HEADPRUNE_FIDELITY_DIR, else `shared/fidelity` beside the checkout; None if absent."
+    ("The folder of reference cases: $HEADPRUNE_FIDELITY_DIR, else `shared/fidelity` beside the checkout; None if "
+     "absent.")
     env = os.environ.get("HEADPRUNE_FIDELITY_DIR")
     if env:
-        if not Path(env).is_dir(): raise FileNotFoundError(f"HEADPRUNE_FIDELITY_DIR={env} is not a folder; unset it or point it at shared/fidelity")
+        if not Path(env).is_dir():
+            raise FileNotFoundError(f"HEADPRUNE_FIDELITY_DIR={env} is not a folder; unset it or point it at "
+                                    "shared/fidelity")
         return Path(env)
     d = Path(headprune_nb.__file__).resolve().parent.parent.parent / "shared" / "fidelity"
     return d if d.is_dir() else None
@@ -44,7 +47,8 @@ def _flat(x) -> list:
 def check_case(case: dict, actual: dict, file: str | None = None) -> None:
     "Assert every key of `actual` matches the case's `expected` within its tolerance; records the case as checked."
     for key, got in actual.items():
-        if key not in case["expected"]: raise KeyError(f"{case['id']}: no expected value {key!r} (has {list(case['expected'])})")
+        if key not in case["expected"]:
+            raise KeyError(f"{case['id']}: no expected value {key!r} (has {list(case['expected'])})")
         want, tol = _flat(case["expected"][key]), case["tolerance"][key]
         got = _flat(got)
         if len(got) != len(want): raise AssertionError(f"{case['id']}.{key}: {len(got)} values, expected {len(want)}")
@@ -70,15 +74,18 @@ DEFAULT_VARIANT = "code"      # the released code: it produced the published num
 def check_variant(variant) -> str:
     "`variant` if it is one of VARIANTS, else a ValueError naming the allowed values."
     if variant not in VARIANTS:
-        raise ValueError(f"variant must be one of {', '.join(map(repr, VARIANTS))} (the paper's text or the authors' released code); got {variant!r}")
+        raise ValueError(f"variant must be one of {', '.join(map(repr, VARIANTS))} (the paper's text or the authors' "
+                         f"released code); got {variant!r}")
     return variant
 
 # %% ../nbs/09_fidelity.ipynb #5a1c0e02
 class Variants:
-    "Mixin of a method's class: called with `variant=` (default DEFAULT_VARIANT), it builds that variant's class from its `VARIANT_CLASSES`."
+    ("Mixin of a method's class: called with `variant=` (default DEFAULT_VARIANT), it builds that variant's class from "
+     "its `VARIANT_CLASSES`.")
     variant: str | None = None          # each variant's class sets its own
     def __new__(cls, *args, variant: str | None = None, **kw):
-        table = cls.__dict__.get("VARIANT_CLASSES")          # only the method's own class dispatches (not a subclass of it)
+        # only the method's own class dispatches (not a subclass of it)
+        table = cls.__dict__.get("VARIANT_CLASSES")
         if table is not None: cls = table[check_variant(DEFAULT_VARIANT if variant is None else variant)]
         elif variant is not None and cls.variant is not None and check_variant(variant) != cls.variant:
             raise ValueError(f"{cls.__name__} is the {cls.variant!r} variant; got variant={variant!r}")

@@ -28,10 +28,12 @@ def _base_attention(module: nn.Module, impl: str):
 
 # %% ../nbs/01_gates.ipynb #4b32307b
 def _apply_gate(out: torch.Tensor, gate: torch.Tensor) -> torch.Tensor:
-    gate = gate.to(out.device, out.dtype)         # gates made on the CPU (a keep mask, a pruner's) follow the model to its GPU
+    # gates made on the CPU (a keep mask, a pruner's) follow the model to its GPU
+    gate = gate.to(out.device, out.dtype)
     if gate.dim() == 1: return out * gate[None, None, :, None]
     if gate.shape[0] != out.shape[0]:
-        raise ValueError(f"per-example gates have batch size {gate.shape[0]} but the model ran a batch of {out.shape[0]}")
+        raise ValueError(f"per-example gates have batch size {gate.shape[0]} but the model ran a batch of "
+                         f"{out.shape[0]}")
     if gate.dim() == 2: return out * gate[:, None, :, None]
     if gate.shape[1] < out.shape[1]:              # per token: a site uses the first T of its positions
         raise ValueError(f"per-token gates cover {gate.shape[1]} positions but the model ran {out.shape[1]}")
@@ -86,13 +88,15 @@ class ConfidenceMeter:
         return self.total / self.count.clamp(min=1)
 
 def attention_probs(query, key, mask, scaling=None, causal: bool = False) -> torch.Tensor:
-    "Softmax attention probabilities [B, heads, Tq, Tk] from q, k and an HF attention mask (bool or additive), or causal."
+    ("Softmax attention probabilities [B, heads, Tq, Tk] from q, k and an HF attention mask (bool or additive), or "
+     "causal.")
     scaling = query.shape[-1] ** -0.5 if scaling is None else scaling
     if key.shape[1] != query.shape[1]: key = key.repeat_interleave(query.shape[1] // key.shape[1], 1)   # grouped-query
     scores = (query @ key.transpose(-1, -2)).float() * scaling
     if causal:                                   # query i (of the last Tq) sees keys up to its own position
         Tq, Tk = scores.shape[-2:]
-        scores = scores.masked_fill(torch.ones(Tq, Tk, dtype=torch.bool, device=scores.device).tril(Tk - Tq).logical_not(), float("-inf"))
+        scores = scores.masked_fill(torch.ones(Tq, Tk, dtype=torch.bool,
+                                               device=scores.device).tril(Tk - Tq).logical_not(), float("-inf"))
     if mask is not None:
         m = mask[..., : key.shape[-2]]
         scores = scores.masked_fill(~m, float("-inf")) if m.dtype == torch.bool else scores + m.float()
@@ -102,7 +106,8 @@ def attention_probs(query, key, mask, scaling=None, causal: bool = False) -> tor
 def _check_gates(index: HeadIndex, g) -> torch.Tensor:
     if not isinstance(g, torch.Tensor) or not torch.is_floating_point(g):
         raise TypeError(f"gates must be a floating-point torch.Tensor of shape [H], [B, H] or [B, T, H] (H={index.H}); "
-                        f"got {type(g).__name__}{'' if not isinstance(g, torch.Tensor) else ' of dtype ' + str(g.dtype)}")
+                        "got "
+                        f"{type(g).__name__}{'' if not isinstance(g, torch.Tensor) else ' of dtype ' + str(g.dtype)}")
     if g.dim() not in (1, 2, 3):
         raise ValueError(f"gates must have shape [H], [B, H] or [B, T, H] with H={index.H}; got shape {tuple(g.shape)}")
     _check_len(index, g, "gates")
@@ -127,7 +132,8 @@ class GateSession:
         return torch.cat([m.value() for m in self.meters]) if self.meters else torch.zeros(0)
 
     def mark_queries(self, batch: dict) -> None:
-        "Tell the meters which query tokens of the next pass are real: the source mask (encoder), the target's labels (decoder)."
+        ("Tell the meters which query tokens of the next pass are real: the source mask (encoder), the target's labels "
+         "(decoder).")
         dec = batch.get("decoder_attention_mask")
         if dec is None and "decoder_input_ids" in batch and "labels" in batch: dec = batch["labels"] != -100
         for m in self.meters or []:
@@ -146,13 +152,15 @@ def _gate_time_first(gate: torch.Tensor, head_dim: int):
 def _hook_gates(model: nn.Module, index: HeadIndex, g, record_confidence: bool) -> GateSession:
     if record_confidence:
         raise NotImplementedError(f"{type(model).__name__}: confidence is recorded through Hugging Face attention "
-                                  "functions only; convert a fairseq model first (headprune_nb.fairseq_adapter.to_hf_encdec)")
+                                  "functions only; convert a fairseq model first "
+                                  "(headprune_nb.fairseq_adapter.to_hf_encdec)")
     for i, site in enumerate(index.sites):
         m = model.get_submodule(site.name)
         if site.n_heads == 0 or g is None: continue
         if not hasattr(m, "skip_embed_dim_check"):
             raise ValueError(f"{site.name} ({type(m).__name__}) is neither run through a Hugging Face attention "
-                             "function nor a fairseq MultiheadAttention; headprune-nb does not know where to gate its heads")
+                             "function nor a fairseq MultiheadAttention; headprune-nb does not know where to gate its "
+                             "heads")
         gate = g[..., index.span(i)]
         m._headprune = {"gate": gate, "skip_embed_dim_check": m.skip_embed_dim_check,
                         "hook": m.out_proj.register_forward_pre_hook(_gate_time_first(gate, site.head_dim))}
@@ -172,7 +180,8 @@ def _attn_config(model):
     return config if config is not None and hasattr(config, "_attn_implementation") else None
 
 def set_head_gates(model: nn.Module, g: torch.Tensor | None = None, record_confidence: bool = False) -> GateSession:
-    "Gate each head's output by `g[h]` (shape [H], [B, H] or per token [B, T, H]) and/or record confidence, until `clear_head_gates`."
+    ("Gate each head's output by `g[h]` (shape [H], [B, H] or per token [B, T, H]) and/or record confidence, until "
+     "`clear_head_gates`.")
     index = HeadIndex.from_model(model)
     if g is not None: g = _check_gates(index, g)
     config = _attn_config(model)
@@ -194,7 +203,9 @@ def set_head_gates(model: nn.Module, g: torch.Tensor | None = None, record_confi
 def clear_head_gates(model: nn.Module) -> None:
     "Remove gates and confidence recording; restore the model's own attention implementation."
     for m in model.modules():
-        if hasattr(m, "_headprune"): _clear_hook(m); del m._headprune
+        if hasattr(m, "_headprune"):
+            _clear_hook(m)
+            del m._headprune
     config = _attn_config(model)
     base = getattr(config, "_headprune_base_impl", None)
     if base is not None:

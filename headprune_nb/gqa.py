@@ -31,7 +31,8 @@ def site_kv_heads(index: HeadIndex, keep: torch.Tensor, i: int) -> int:
 
 def kv_heads_after(index: HeadIndex, keep) -> int:
     "KV heads (all layers) the model of `index` keeps when mask `keep` ([H]) is pruned."
-    keep = torch.as_tensor(keep, dtype=torch.bool).flatten(); _check_len(index, keep, "keep mask")
+    keep = torch.as_tensor(keep, dtype=torch.bool).flatten()
+    _check_len(index, keep, "keep mask")
     return sum(site_kv_heads(index, keep, i) for i in range(len(index.sites)))
 
 def serving_cost(model: nn.Module, bytes_per_value: int | None = None) -> dict:
@@ -47,12 +48,15 @@ def serving_cost(model: nn.Module, bytes_per_value: int | None = None) -> dict:
 # %% ../nbs/02b_gqa.ipynb #0d1ac7f8
 def check_scores(index: HeadIndex, scores) -> torch.Tensor:
     "Validate scores: one number per query head of `index`, none NaN; returned flat, as float64."
-    s = torch.as_tensor(scores, dtype=torch.float64).flatten(); _check_len(index, s, "scores")
-    if s.isnan().any(): raise ValueError(f"scores must not be NaN; got NaN at head(s) {s.isnan().nonzero().flatten().tolist()[:10]}")
+    s = torch.as_tensor(scores, dtype=torch.float64).flatten()
+    _check_len(index, s, "scores")
+    if s.isnan().any():
+        raise ValueError(f"scores must not be NaN; got NaN at head(s) {s.isnan().nonzero().flatten().tolist()[:10]}")
     return s
 
 class RemovalMode:
-    "How a score per query head becomes a keep-mask of about `K` query heads; `per_layer`: the same count in every layer."
+    ("How a score per query head becomes a keep-mask of about `K` query heads; `per_layer`: the same count in every "
+     "layer.")
     name, summary, unit_word = "", "", "unit"
     def __init__(self, per_layer: bool = False): self.per_layer = per_layer
     def units(self, index: HeadIndex, scores: torch.Tensor) -> list[list[tuple[float, list[int]]]]:
@@ -86,7 +90,9 @@ def _best_first(index: HeadIndex, units, K: int, kv: int | None = None) -> torch
         if n >= K: break
         keep[heads] = True
         new = site_kv_heads(index, keep, i)
-        if kv is not None and sum(site_kv) - site_kv[i] + new > kv: keep[heads] = False; continue
+        if kv is not None and sum(site_kv) - site_kv[i] + new > kv:
+            keep[heads] = False
+            continue
         site_kv[i], n = new, n + len(heads)
     return keep
 
@@ -101,11 +107,12 @@ def _say(mode, index: HeadIndex, keep: torch.Tensor, K: int, kv, why: str = "") 
     return keep
 
 def _per_layer_take(self, per_site, K):
-    "Every site that has heads keeps its first m units, m the whole number nearest K over the heads of one unit of each."
+    ("Every site that has heads keeps its first m units, m the whole number nearest K over the heads of one unit of "
+     "each.")
     per_site = [us for us in per_site if us]        # a site emptied before has nothing to keep or to count
     if len({(len(us), len(us[0][1])) for us in per_site}) != 1:
-        raise ValueError(f"{self!r} needs layers of one shape (the same heads and groups in each); this model's differ: "
-                         "use the mode without per_layer")
+        raise ValueError(f"{self!r} needs layers of one shape (the same heads and groups in each); this model's "
+                         "differ: use the mode without per_layer")
     n_units, unit = len(per_site[0]), len(per_site[0][0][1])
     m = min(n_units, max(1, round(K / (unit * len(per_site)))))
     return [heads for us in per_site for _, heads in sorted(us, key=lambda u: -u[0])[:m]]
@@ -120,18 +127,22 @@ class WholeGroups(RemovalMode):
         g, ids = reduce_groups(index, scores), group_ids(index)
         out, first = [], 0
         for s in index.sites:
-            out.append([(float(g[j]), (ids == j).nonzero().flatten().tolist()) for j in range(first, first + s.kv_heads)])
+            out.append([(float(g[j]), (ids == j).nonzero().flatten().tolist()) for j in range(first,
+                                                                                              first + s.kv_heads)])
             first += s.kv_heads
         return out
 
 class EvenPerGroup(RemovalMode):
-    "(b) Keep the same number of query heads in every group of a layer (Torch-Pruning); level c: every group's c-th best head."
+    ("(b) Keep the same number of query heads in every group of a layer (Torch-Pruning); level c: every group's c-th "
+     "best head.")
     name, summary = "even", "the same number of query heads in every group of a layer"
     unit_word = "level (a head of every group of a layer)"
     def units(self, index, scores):
         out = []
         for i, s in enumerate(index.sites):
-            if not s.n_heads: out.append([]); continue
+            if not s.n_heads:
+                out.append([])
+                continue
             local = scores[index.span(i)].view(s.kv_heads, s.group_size)
             val, order = local.sort(dim=1, descending=True, stable=True)
             base = index.offsets[i] + torch.arange(s.kv_heads)[:, None] * s.group_size
@@ -142,7 +153,8 @@ class UnevenInGroups(RemovalMode):
     "(c) Keep the K best query heads wherever they are (KV heads copied where a group is split: `prune.gqa_layout`)."
     name, summary, unit_word = "uneven", "any query heads; KV heads copied where a group is split", "query head"
     def units(self, index, scores):
-        return [[(float(scores[h]), [h]) for h in range(index.span(i).start, index.span(i).stop)] for i in range(len(index.sites))]
+        return [[(float(scores[h]), [h]) for h in range(index.span(i).start,
+                                                        index.span(i).stop)] for i in range(len(index.sites))]
     cap = False              # True: no layer may end with more KV heads than it has
     def keep(self, index, scores, K, kv=None):
         if self.per_layer: return super().keep(index, scores, K, kv)
@@ -207,9 +219,13 @@ def _layouts_best(index: HeadIndex, scores: torch.Tensor, K: int, kv: int | None
         new, pick = np.full_like(dp, -np.inf), np.full(dp.shape, -1)
         for o, ((m, c), (val, _)) in enumerate(opts):
             if m > K or c > V: continue
-            cand = np.full_like(dp, -np.inf); cand[m:, c:] = dp[:K + 1 - m, :V + 1 - c] + val
-            better = cand > new; new[better], pick[better] = cand[better], o
-        dp = new; picks.append(pick); opts_all.append(opts)
+            cand = np.full_like(dp, -np.inf)
+            cand[m:, c:] = dp[:K + 1 - m, :V + 1 - c] + val
+            better = cand > new
+            new[better], pick[better] = cand[better], o
+        dp = new
+        picks.append(pick)
+        opts_all.append(opts)
     k = next(k for k in range(K, -1, -1) if np.isfinite(dp[k]).any())
     v, chosen = int(np.argmax(dp[k])), []
     for i in reversed(range(len(index.sites))):
@@ -251,17 +267,18 @@ def kv_budget(index: HeadIndex, kv_heads: int | None = None, kv_bytes: int | Non
 
 # %% ../nbs/02b_gqa.ipynb #1109330f
 def uniform_shape(model: nn.Module) -> tuple[int, int, int]:
-    "(query heads, KV heads, head size) shared by every layer of a grouped-query model; a ValueError when layers differ."
+    ("(query heads, KV heads, head size) shared by every layer of a grouped-query model; a ValueError when layers "
+     "differ.")
     sites = HeadIndex.from_model(model).sites
     if not any(s.n_kv for s in sites):
-        raise ValueError(f"{type(model).__name__} is not a grouped-query causal LM (Llama, Qwen2, Mistral: attention with "
-                         "num_key_value_heads): save it with prune.save_pruned and load it with load_pruned")
+        raise ValueError(f"{type(model).__name__} is not a grouped-query causal LM (Llama, Qwen2, Mistral: attention "
+                         "with num_key_value_heads): save it with prune.save_pruned and load it with load_pruned")
     shapes = sorted({(s.n_heads, s.kv_heads, s.head_dim) for s in sites})
     if len(shapes) != 1 or not all(s.n_kv for s in sites) or shapes[0][0] == 0:
         raise ValueError(f"layers have (query heads, KV heads, head size) {shapes}: transformers' Llama/Qwen2/Mistral "
-                         "modelling builds all layers with one count (per_layer_config is not read), so plain from_pretrained "
-                         "cannot load this; save with prune.save_pruned and load with load_pruned, or prune with a "
-                         "'-uniform' mode")
+                         "modelling builds all layers with one count (per_layer_config is not read), so plain "
+                         "from_pretrained cannot load this; save with prune.save_pruned and load with load_pruned, or "
+                         "prune with a '-uniform' mode")
     return shapes[0]
 
 # %% ../nbs/02b_gqa.ipynb #792867a7
@@ -284,7 +301,8 @@ def _plain_config(model: nn.Module, n_q: int, n_kv: int, hd: int):
     return out
 
 def save_for_transformers(model: nn.Module, path, tokenizer=None) -> Path:
-    "Save a pruned grouped-query causal LM whose layers share one shape as a checkpoint plain `AutoModelForCausalLM.from_pretrained` loads."
+    ("Save a pruned grouped-query causal LM whose layers share one shape as a checkpoint plain "
+     "`AutoModelForCausalLM.from_pretrained` loads.")
     from headprune_nb.gates import clear_head_gates
     n_q, n_kv, hd = uniform_shape(model)
     path = Path(path)
@@ -300,7 +318,8 @@ def save_for_transformers(model: nn.Module, path, tokenizer=None) -> Path:
         if getattr(model, "generation_config", None) is not None: model.generation_config.save_pretrained(tmp)
         save_model(model, str(tmp / WEIGHTS))
         save_tokenizer(model, tmp, tokenizer)
-        for f in tmp.iterdir(): umask_mode(f)                                   # as save_pruned: readable by whom the umask says
+        # as save_pruned: readable by whom the umask says
+        for f in tmp.iterdir(): umask_mode(f)
         # over an empty folder, or none: one rename, no gap where neither is there
         os.rename(umask_mode(tmp, 0o777), path)
     finally: shutil.rmtree(tmp, ignore_errors=True)

@@ -56,6 +56,7 @@ class HardConcrete(nn.Module):
     def prob_open(self) -> torch.Tensor: return prob_open(self.log_alpha, self.beta, self.gamma, self.zeta)
 
     def most_open(self, K: int) -> torch.Tensor:
-        "Bool mask of the K gates most likely open (q1 is monotone in log_alpha): the equal-K ranking of PASS's protocol."
+        ("Bool mask of the K gates most likely open (q1 is monotone in log_alpha): the equal-K ranking of PASS's "
+         "protocol.")
         la = self.log_alpha.detach()
         return top_k_mask(la, check_k(K, la.numel()))

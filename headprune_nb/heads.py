@@ -98,13 +98,15 @@ def _site_from(model, name, module, is_encdec):
     if v.out_features != k.out_features or n_heads % n_kv or (n_kv != n_heads and not gqa):
         why = (f"{n_heads} query heads do not split evenly over {n_kv} KV heads" if gqa and n_heads % n_kv else
                "key and value differ in size" if v.out_features != k.out_features else
-               "grouped-query attention is recognised in modules that repeat KV heads by `num_key_value_groups` (Llama, Qwen2, Mistral)")
+               "grouped-query attention is recognised in modules that repeat KV heads by `num_key_value_groups` "
+               "(Llama, Qwen2, Mistral)")
         raise NotImplementedError(f"attention module {name!r} ({type(module).__name__}) has {q.out_features} query, "
                                   f"{k.out_features} key and {v.out_features} value features: {why}")
     out_proj, block = _out_proj_and_block(model, name, module)
     orig = tuple(getattr(module, "headprune_orig_heads", None) or range(n_heads))
     kv_orig = tuple(getattr(module, "headprune_kv_orig", None) or range(n_kv)) if gqa else ()
-    return Site(name, kind, _layer_of(module, name), n_heads, head_dim, out_proj, block, orig, n_kv if gqa else 0, kv_orig)
+    return Site(name, kind, _layer_of(module, name), n_heads, head_dim, out_proj, block, orig, n_kv if gqa else 0,
+                kv_orig)
 
 # %% ../nbs/00_heads.ipynb #cf55bfd5
 @dataclass
@@ -115,11 +117,14 @@ class HeadIndex:
 
     def __post_init__(self):
         self.offsets, n = [], 0
-        for s in self.sites: self.offsets.append(n); n += s.n_heads
+        for s in self.sites:
+            self.offsets.append(n)
+            n += s.n_heads
 
     @classmethod
     def from_model(cls, model: nn.Module) -> "HeadIndex":
-        "Find every attention site of an HF model (BERT-like encoders, BART/Marian-like encoder-decoders) or a fairseq transformer."
+        ("Find every attention site of an HF model (BERT-like encoders, BART/Marian-like encoder-decoders) or a "
+         "fairseq transformer.")
         config = getattr(model, "config", None)   # fairseq models have no HF config: an encoder and a decoder say it
         is_encdec = bool(getattr(config, "is_encoder_decoder", hasattr(model, "encoder") and hasattr(model, "decoder")))
         sites = [_site_from(model, n, m, is_encdec) for n, m in model.named_modules()
@@ -183,12 +188,14 @@ def group_ids(index: HeadIndex) -> torch.Tensor:
     "Flat KV-group id ([H], long) of every query head; groups are numbered site by site."
     ids, g = [], 0
     for s in index.sites:
-        ids += [g + j // s.group_size for j in range(s.n_heads)]; g += s.kv_heads
+        ids += [g + j // s.group_size for j in range(s.n_heads)]
+        g += s.kv_heads
     return torch.tensor(ids, dtype=torch.long)
 
 def group_index(index: HeadIndex) -> HeadIndex:
     "The index whose heads are the KV groups (one per KV head present; `orig_heads`: their original KV ids)."
-    return HeadIndex([dataclasses.replace(s, n_heads=s.kv_heads, n_kv=0, orig_heads=s.kv_orig or s.orig_heads, kv_orig=())
+    return HeadIndex([dataclasses.replace(s, n_heads=s.kv_heads, n_kv=0, orig_heads=s.kv_orig or s.orig_heads,
+                                          kv_orig=())
                       for s in index.sites])
 
 # %% ../nbs/00_heads.ipynb #0cd7b0f4
@@ -200,8 +207,10 @@ def expand_groups(index: HeadIndex, g) -> torch.Tensor:
 
 def reduce_groups(index: HeadIndex, v, how: str = "sum") -> torch.Tensor:
     "A per-query-head vector ([H]) summed (or averaged: how='mean') over each KV group ([G])."
-    v = torch.as_tensor(v, dtype=torch.float64); _check_len(index, v, "per-head vector")
-    ids = group_ids(index); G = group_index(index).H
+    v = torch.as_tensor(v, dtype=torch.float64)
+    _check_len(index, v, "per-head vector")
+    ids = group_ids(index)
+    G = group_index(index).H
     out = torch.zeros(G, dtype=torch.float64).index_add_(0, ids, v)
     if how == "mean": out = out / torch.zeros(G, dtype=torch.float64).index_add_(0, ids, torch.ones_like(v))
     elif how != "sum": raise ValueError(f"how must be 'sum' or 'mean'; got {how!r}")
@@ -214,7 +223,8 @@ def is_causal_lm(model: nn.Module) -> bool:
 
 # %% ../nbs/00_heads.ipynb #69eda9ff
 def check_k(K, H: int) -> int:
-    "Validate a number of heads to keep: an integral number (int, NumPy or torch integer) in 1..H; returns it as an int."
+    ("Validate a number of heads to keep: an integral number (int, NumPy or torch integer) in 1..H; returns it as an "
+     "int.")
     import operator
     try: k = None if isinstance(K, bool) else operator.index(K)
     except TypeError: k = None
@@ -247,7 +257,8 @@ def mask_str(mask) -> str:
     return "".join("1" if m else "0" for m in mask)
 
 def mask_list(kept, H: int | None = None) -> list[bool]:
-    "The keep-mask a `mask_str` string spells, as bools; given `H` heads, leading zeros a CSV written before `read_csv` kept mask strings had lost are put back."
+    ("The keep-mask a `mask_str` string spells, as bools; given `H` heads, leading zeros a CSV written before "
+     "`read_csv` kept mask strings had lost are put back.")
     return [c == "1" for c in str(kept).zfill(H or 0)]
 
 def mask_of(kept, H: int) -> torch.Tensor:

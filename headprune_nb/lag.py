@@ -54,4 +54,5 @@ class LagPruner(HeadPruner):
 
     def log_row(self, step: int) -> dict:
         return dict(target=self.target(step), expected_sparsity=self.expected_sparsity().item(),
-                    lambda1=self.multipliers[0].item(), lambda2=self.multipliers[1].item(), selected=mask_str(self.keep_mask()))
+                    lambda1=self.multipliers[0].item(), lambda2=self.multipliers[1].item(),
+                    selected=mask_str(self.keep_mask()))

@@ -25,8 +25,10 @@ __all__ = ['TICKET', 'head_confidence', 'heads_per_round', 'least_confident', 'd
 # %% ../nbs/16_lottery.ipynb #d71e064b
 @torch.no_grad()
 def head_confidence(model: nn.Module, batches, progress: bool = False) -> torch.Tensor:
-    "Confidence of every current head ([H]): its largest attention weight, averaged over every real query token of `batches`."
-    if not batches: raise ValueError("head_confidence: no batches; pass development batches (with labels for an Enc-Dec)")
+    ("Confidence of every current head ([H]): its largest attention weight, averaged over every real query token of "
+     "`batches`.")
+    if not batches:
+        raise ValueError("head_confidence: no batches; pass development batches (with labels for an Enc-Dec)")
     dev = next(model.parameters()).device
     model.eval()
     with head_gates(model, record_confidence=True) as session:
@@ -45,7 +47,8 @@ def least_confident(confidence: torch.Tensor, n: int) -> torch.Tensor:
     "Keep-mask ([H], True = keep) that drops the `n` least confident heads."
     H = confidence.numel()
     if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n < H:
-        raise ValueError(f"heads to remove must be an integer in 1..{H - 1} (the model has {H} heads and must keep one); got {n!r}")
+        raise ValueError(f"heads to remove must be an integer in 1..{H - 1} (the model has {H} heads and must keep "
+                         f"one); got {n!r}")
     return top_k_mask(confidence, H - n)
 
 # %% ../nbs/16_lottery.ipynb #425e8516
@@ -54,17 +57,20 @@ def drop(keep: torch.Tensor, keep_now: torch.Tensor) -> torch.Tensor:
     alive = keep.nonzero().flatten()
     if keep_now.numel() != alive.numel():
         raise ValueError(f"keep_now has {keep_now.numel()} entries but {alive.numel()} heads survive")
-    out = keep.clone(); out[alive[~keep_now.cpu()]] = False
+    out = keep.clone()
+    out[alive[~keep_now.cpu()]] = False
     return out
 
 def rewind(ticket: nn.Module, keep: torch.Tensor) -> nn.Module:
-    "A copy of the late-resetting checkpoint `ticket` with only the heads in `keep` (original order): weights exactly theta_R."
+    ("A copy of the late-resetting checkpoint `ticket` with only the heads in `keep` (original order): weights exactly "
+     "theta_R.")
     return prune_heads(copy.deepcopy(ticket), keep)
 
 # %% ../nbs/16_lottery.ipynb #1e2385bd
 TICKET = "ticket"
 
-def late_reset_ticket(model: nn.Module, batches, cfg: TrainConfig, rewind_step: int, out_dir, progress: bool = True) -> nn.Module:
+def late_reset_ticket(model: nn.Module, batches, cfg: TrainConfig, rewind_step: int, out_dir,
+                      progress: bool = True) -> nn.Module:
     "Theta_R: `model` trained for `rewind_step` steps of the run `cfg` (cached in `out_dir/ticket`)."
     path = Path(out_dir) / TICKET
     if (path / "config.json").exists(): return load_pruned(path, cfg.device)
@@ -80,7 +86,8 @@ def _round_batches(batches, i: int):
 
 def lottery(model: nn.Module, batches, cfg: TrainConfig, confidence_batches, rewind_step: int, prune_steps: int,
             rounds: int, per_round: int | None = None, out_dir=None, evaluate=None, progress: bool = True):
-    "Behnke & Heafield's loop on `model` (untrained); returns (ticket theta_R, [one record per round]). Resumable from `out_dir`."
+    ("Behnke & Heafield's loop on `model` (untrained); returns (ticket theta_R, [one record per round]). Resumable "
+     "from `out_dir`.")
     out = Path(out_dir) if out_dir else Path(tempfile.mkdtemp(prefix="lottery-"))
     out.mkdir(parents=True, exist_ok=True)
     ticket = late_reset_ticket(model, batches, cfg, rewind_step, out, progress)
@@ -94,10 +101,12 @@ def lottery(model: nn.Module, batches, cfg: TrainConfig, confidence_batches, rew
         if int(keep.sum()) - n < 1: break                  # nothing left to remove
         m = rewind(ticket, keep)
         phase = dataclasses.replace(cfg, start_step=rewind_step, max_steps=prune_steps, seed=cfg.seed + i)
-        metrics = train(m, _round_batches(batches, i), phase, out_dir=out / f"round{i:02d}", resume=True, progress=False)
+        metrics = train(m, _round_batches(batches, i), phase, out_dir=out / f"round{i:02d}", resume=True,
+                        progress=False)
         conf = head_confidence(m, confidence_batches)
         new_keep = drop(keep, least_confident(conf, n))
-        records.append(dict(round=i, removed=(keep & ~new_keep).nonzero().flatten().tolist(), heads_left=int(new_keep.sum()),
+        records.append(dict(round=i, removed=(keep & ~new_keep).nonzero().flatten().tolist(),
+                            heads_left=int(new_keep.sum()),
                             confidence=[round(c, 5) for c in conf.tolist()], train_seconds=metrics["train_seconds"],
                             **(evaluate(m) if evaluate else {})))
         write_json(log, records)
@@ -114,7 +123,8 @@ def keep_after(H: int, records: list[dict], upto: int | None = None) -> torch.Te
 # %% ../nbs/16_lottery.ipynb #2f1dfad1
 def converge(ticket: nn.Module, keep: torch.Tensor, batches, cfg: TrainConfig, rewind_step: int, out_dir=None,
              evaluate=None, progress: bool = True):
-    "Train the ticket with only `keep`'s heads from step `rewind_step` to the end of the run `cfg`; returns (model, metrics)."
+    ("Train the ticket with only `keep`'s heads from step `rewind_step` to the end of the run `cfg`; returns (model, "
+     "metrics).")
     m = rewind(ticket, keep)
     metrics = train(m, batches, dataclasses.replace(cfg, start_step=rewind_step), evaluate=evaluate, out_dir=out_dir,
                     resume=out_dir is not None, progress=progress)

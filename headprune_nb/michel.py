@@ -56,10 +56,13 @@ def _gate_dtype(model) -> torch.dtype:
 
 def _seq_len(batch: dict) -> int:
     "The longest sequence a batch runs (source or target): the T of per-token gates."
-    return max(v.shape[1] for k, v in batch.items() if k in ("input_ids", "decoder_input_ids", "labels") and v.dim() == 2)
+    return max(v.shape[1] for k,
+               v in batch.items() if k in ("input_ids", "decoder_input_ids", "labels") and v.dim() == 2)
 
-def _gate_grads(model: nn.Module, batch: dict, keep: torch.Tensor, per_token: bool) -> tuple[torch.Tensor, torch.Tensor]:
-    "Signed dL/dxi at xi = keep: per example [B, H] of the summed example losses, or per token [B, T, H] of the batch-mean loss; and the token counts [B]."
+def _gate_grads(model: nn.Module, batch: dict, keep: torch.Tensor, per_token: bool) -> tuple[torch.Tensor,
+                                                                                             torch.Tensor]:
+    ("Signed dL/dxi at xi = keep: per example [B, H] of the summed example losses, or per token [B, T, H] of the "
+     "batch-mean loss; and the token counts [B].")
     dev = _device(model)
     n = len(batch["labels"])
     shape = (n, _seq_len(batch), len(keep)) if per_token else (n, len(keep))
@@ -75,11 +78,13 @@ def _gate_grads(model: nn.Module, batch: dict, keep: torch.Tensor, per_token: bo
 def _last_layer(index: HeadIndex) -> torch.Tensor:
     "Bool [H]: the heads of an encoder-only model's last layer (Michel's code divides them by the number of examples)."
     last = max((s.layer for s in index.sites if s.kind == "self"), default=None)
-    return torch.tensor([s.kind == "self" and s.layer == last for s in index.sites for _ in range(s.n_heads)], dtype=torch.bool)
+    return torch.tensor([s.kind == "self" and s.layer == last for s in index.sites for _ in range(s.n_heads)],
+                        dtype=torch.bool)
 
 def head_importance(model: nn.Module, batches, keep=None, normalize: bool = True, progress: bool = False,
                     variant: str = DEFAULT_VARIANT, per_token: bool | None = None, unit: str = "query") -> torch.Tensor:
-    "Michel's I_h for every head ([H]; unit='group': every KV group, [G]); heads outside `keep` score 0. 'paper': eq. 2, |dL(x)/dxi_h| per example; 'code': classifier_eval.py, per token."
+    ("Michel's I_h for every head ([H]; unit='group': every KV group, [G]); heads outside `keep` score 0. 'paper': eq. "
+     "2, |dL(x)/dxi_h| per example; 'code': classifier_eval.py, per token.")
     per_token = check_variant(variant) == "code" if per_token is None else per_token
     index = HeadIndex.from_model(model)
     keep = torch.ones(index.H, dtype=torch.bool) if keep is None else check_keep(index, keep)
@@ -91,14 +96,16 @@ def head_importance(model: nn.Module, batches, keep=None, normalize: bool = True
         for batch in tqdm(batches, desc="importance", disable=not progress, leave=False):
             batch = {k: v.to(dev) for k, v in batch.items()}
             grad, n_tok = _gate_grads(model, batch, keep, per_token)
-            grad = grad @ to_unit.to(grad)                                 # a group's gate: the sum of its heads' gradients
+            # a group's gate: the sum of its heads' gradients
+            grad = grad @ to_unit.to(grad)
             total += grad.abs().flatten(0, -2).sum(0).double().cpu()    # |.| per example (or per token), summed
             tokens, examples = tokens + int(n_tok.sum()), examples + len(batch["labels"])
     finally:
         model.train(was_training)
     if tokens == 0: raise _no_data("head_importance")
     div = torch.full((units.H,), float(tokens), dtype=torch.float64)
-    if per_token and not is_causal_lm(model): div[_last_layer(units)] = examples   # classifier_eval.py: last layer by examples
+    # classifier_eval.py: last layer by examples
+    if per_token and not is_causal_lm(model): div[_last_layer(units)] = examples
     imp = (total / div).float()
     imp[(keep.double() @ to_unit) == 0] = 0.0
     return normalize_per_site(units, imp) if normalize else imp
@@ -112,7 +119,8 @@ def _units(index: HeadIndex, unit: str) -> tuple[HeadIndex, torch.Tensor]:
 
 # %% ../nbs/10_michel.ipynb #ae521b09
 def pruning_schedule(n: int, share: float = 0.1, variant: str = DEFAULT_VARIANT) -> list[int]:
-    "Cumulative numbers of heads removed at each step when removing `share` of `n` heads per step ('paper': rounded, 'code': int() as Michel's script)."
+    ("Cumulative numbers of heads removed at each step when removing `share` of `n` heads per step ('paper': rounded, "
+     "'code': int() as Michel's script).")
     check_variant(variant)
     if not isinstance(share, (int, float)) or not 0 < share <= 1:
         raise ValueError(f"share of heads removed per step must be in (0, 1]; got {share!r}")
@@ -129,7 +137,8 @@ _EVALUATED = {}     # a dry run: the last value of each evaluation path, which i
 
 @torch.no_grad()
 def masked_value(model: nn.Module, evaluate, keep):
-    """`evaluate(model)` with the heads outside `keep` gated off, as `evaluate` returns it. In a dry run, an evaluation of a
+    """`evaluate(model)` with the heads outside `keep` gated off, as `evaluate` returns it. In a dry run, an evaluation
+    of a
     recipe's metric (`recipes.task_metric`, `verdicts.task_scorer`: they carry `dry_path`) on a mask pattern already
     evaluated (all heads, a layer emptied, or neither) is replayed: noted for the cost table, not run."""
     index = HeadIndex.from_model(model)
@@ -138,7 +147,9 @@ def masked_value(model: nn.Module, evaluate, keep):
         emptied = any(s.n_heads and not keep[index.span(i)].any() for i, s in enumerate(index.sites))
         path = ("evaluate", type(model).__name__, index.H, *path, bool(keep.all()), emptied)
         key = (os.environ[DRY_RUN_ENV], path)
-        if dry_replay(path) and key in _EVALUATED: evaluate.dry_note(); return _EVALUATED[key]
+        if dry_replay(path) and key in _EVALUATED:
+            evaluate.dry_note()
+            return _EVALUATED[key]
     with head_gates(model, keep.float().to(_device(model))): value = evaluate(model)
     if path is not None and dry_run(): _EVALUATED[key] = value
     return value
@@ -148,9 +159,11 @@ def evaluate_masked(model: nn.Module, evaluate, keep) -> float:
     return float(masked_value(model, evaluate, keep))
 
 def iterative_pruning(model: nn.Module, evaluate, batches=None, share: float = 0.1, reestimate: bool | None = None,
-                      order=None, candidates=None, heads_left=None, progress: bool = True, variant: str = DEFAULT_VARIANT,
+                      order=None, candidates=None, heads_left=None, progress: bool = True,
+                      variant: str = DEFAULT_VARIANT,
                       min_heads_per_site: int = 0, stop_at: float | None = None, per_token: bool | None = None) -> dict:
-    "Remove `share` of the candidate heads per step (or stop at each of `heads_left`), least important first; returns {'curve': rows, 'masks': [bool [H]]}."
+    ("Remove `share` of the candidate heads per step (or stop at each of `heads_left`), least important first; returns "
+     "{'curve': rows, 'masks': [bool [H]]}.")
     reestimate = check_variant(variant) == "paper" if reestimate is None else reestimate
     index = HeadIndex.from_model(model)
     cand = torch.ones(index.H, dtype=torch.bool) if candidates is None else check_keep(index, candidates)
@@ -158,16 +171,20 @@ def iterative_pruning(model: nn.Module, evaluate, batches=None, share: float = 0
     if isinstance(min_heads_per_site, bool) or not isinstance(min_heads_per_site, int) or min_heads_per_site < 0:
         raise ValueError(f"min_heads_per_site must be an integer >= 0; got {min_heads_per_site!r}")
     n_cand = int(cand.sum())
-    schedule = pruning_schedule(n_cand, share, variant) if heads_left is None else _removals(index.H, n_cand, heads_left)
+    schedule = pruning_schedule(n_cand, share, variant) if heads_left is None else _removals(index.H, n_cand,
+                                                                                             heads_left)
     if stop_at is not None:
         if not isinstance(stop_at, (int, float)) or not 0 < stop_at <= 1:
             raise ValueError(f"stop_at (the share of heads pruned at which to stop) must be in (0, 1]; got {stop_at!r}")
         schedule = [t for t in schedule if t <= stop_at * n_cand + 1e-9]
     site = torch.repeat_interleave(torch.arange(len(index.sites)), torch.tensor([s.n_heads for s in index.sites]))
-    most = sum(min(int(cand[site == i].sum()), max(0, s.n_heads - min_heads_per_site)) for i, s in enumerate(index.sites))
+    most = sum(min(int(cand[site == i].sum()), max(0, s.n_heads - min_heads_per_site)) for i,
+               s in enumerate(index.sites))
     if any(t > most for t in schedule): schedule = [t for t in schedule if t < most] + [most]   # keep-x-per-site cap
     schedule = [t for t in schedule if t > 0]
-    if not schedule: raise ValueError(f"nothing to prune: stop_at={stop_at} and min_heads_per_site={min_heads_per_site} leave no step")
+    if not schedule:
+        raise ValueError(f"nothing to prune: stop_at={stop_at} and min_heads_per_site={min_heads_per_site} leave no "
+                         "step")
     keep = torch.ones(index.H, dtype=torch.bool)
     base = evaluate_masked(model, evaluate, keep)
     curve, masks, scores = [dict(removed=0, heads_left=index.H, pruned=0.0, metric=base)], [keep.clone()], None
@@ -189,7 +206,9 @@ def iterative_pruning(model: nn.Module, evaluate, batches=None, share: float = 0
 
 def _removals(H: int, n_cand: int, heads_left) -> list[int]:
     bad = [k for k in heads_left if isinstance(k, bool) or not isinstance(k, int) or not H - n_cand <= k < H]
-    if bad or not heads_left: raise ValueError(f"heads_left must be integers in {H - n_cand}..{H - 1} (heads left after pruning); got {list(heads_left)}")
+    if bad or not heads_left:
+        raise ValueError(f"heads_left must be integers in {H - n_cand}..{H - 1} (heads left after pruning); got "
+                         f"{list(heads_left)}")
     return sorted({H - k for k in heads_left})
 
 # %% ../nbs/10_michel.ipynb #bf686e58
@@ -200,11 +219,13 @@ def kind_mask(index: HeadIndex, kind: str) -> torch.Tensor:
 
 # %% ../nbs/10_michel.ipynb #99e3dc57
 def _dry_replayed_heads(index: HeadIndex, what: str) -> dict[int, int]:
-    "A dry run: {head: the head of its site whose result it replays} for all but the first `executions` heads of each site; {} otherwise."
+    ("A dry run: {head: the head of its site whose result it replays} for all but the first `executions` heads of each "
+     "site; {} otherwise.")
     if not dry_run(): return {}
     n = DRY_RUN_CAPS["executions"]
     rep = {index.offsets[i] + j: index.offsets[i] for i, s in enumerate(index.sites) for j in range(n, s.n_heads)}
-    if rep: dry_note("replay", path=[what, f"{index.H - len(rep)} of {index.H} heads evaluated: the first of each site"])
+    if rep:
+        dry_note("replay", path=[what, f"{index.H - len(rep)} of {index.H} heads evaluated: the first of each site"])
     return rep
 
 def ablate_each_head(model: nn.Module, evaluate, progress: bool = True) -> torch.Tensor:
@@ -213,8 +234,11 @@ def ablate_each_head(model: nn.Module, evaluate, progress: bool = True) -> torch
     out = torch.zeros(index.H, dtype=torch.float64)
     replayed = _dry_replayed_heads(index, "ablate_each_head")
     for h in tqdm(range(index.H), desc="one head masked", disable=not progress):
-        if h in replayed: out[h] = out[replayed[h]]; continue
-        keep = torch.ones(index.H, dtype=torch.bool); keep[h] = False
+        if h in replayed:
+            out[h] = out[replayed[h]]
+            continue
+        keep = torch.ones(index.H, dtype=torch.bool)
+        keep[h] = False
         out[h] = evaluate_masked(model, evaluate, keep)
     return out
 
@@ -224,9 +248,13 @@ def single_head_per_site(model: nn.Module, evaluate, progress: bool = True) -> t
     out = torch.zeros(index.H, dtype=torch.float64)
     replayed = _dry_replayed_heads(index, "single_head_per_site")
     for h in tqdm(range(index.H), desc="one head per layer", disable=not progress):
-        if h in replayed: out[h] = out[replayed[h]]; continue
+        if h in replayed:
+            out[h] = out[replayed[h]]
+            continue
         i = next(i for i in range(len(index.sites)) if h < index.offsets[i] + index.sites[i].n_heads)
-        keep = torch.ones(index.H, dtype=torch.bool); keep[index.span(i)] = False; keep[h] = True
+        keep = torch.ones(index.H, dtype=torch.bool)
+        keep[index.span(i)] = False
+        keep[h] = True
         out[h] = evaluate_masked(model, evaluate, keep)
     return out
 

@@ -19,7 +19,8 @@ __all__ = ['ENCDEC_SHAPES', 'LLM_FAMILIES', 'ARCHITECTURES', 'HUB_NAMES', 'encde
 def encdec_config(vocab_size=10000, d_model=512, layers=6, heads=4, ffn=1024, dropout=0.3, max_len=1024,
                   attn_implementation="sdpa") -> MarianConfig:
     "A Marian-architecture config with fairseq transformer_iwslt_de_en's hyper-parameters by default."
-    return MarianConfig(attn_implementation=attn_implementation, vocab_size=vocab_size, decoder_vocab_size=vocab_size, d_model=d_model,
+    return MarianConfig(attn_implementation=attn_implementation, vocab_size=vocab_size, decoder_vocab_size=vocab_size,
+                        d_model=d_model,
                         encoder_layers=layers, decoder_layers=layers,
                         encoder_attention_heads=heads, decoder_attention_heads=heads,
                         encoder_ffn_dim=ffn, decoder_ffn_dim=ffn, activation_function="relu",
@@ -31,7 +32,8 @@ def encdec_config(vocab_size=10000, d_model=512, layers=6, heads=4, ffn=1024, dr
 def bert_config(layers=12, hidden=768, heads=12, ffn=3072, num_labels=3, vocab_size=30522,
                 attn_implementation="sdpa") -> BertConfig:
     "A BERT config; bert-base-uncased's shape by default."
-    return BertConfig(attn_implementation=attn_implementation, vocab_size=vocab_size, hidden_size=hidden, num_hidden_layers=layers, num_attention_heads=heads,
+    return BertConfig(attn_implementation=attn_implementation, vocab_size=vocab_size, hidden_size=hidden,
+                      num_hidden_layers=layers, num_attention_heads=heads,
                       intermediate_size=ffn, num_labels=num_labels)
 
 # %% ../nbs/04_models.ipynb #167061d0
@@ -59,13 +61,15 @@ LLM_FAMILIES = {"llama": ("LlamaConfig", "LlamaForCausalLM", {}), "qwen2": ("Qwe
 
 def tiny_llm(family: str = "llama", layers: int = 2, heads: int = 6, kv_heads: int | None = None, hidden: int = 48,
              attn_implementation: str = "sdpa", **kw) -> nn.Module:
-    "A tiny random decoder-only causal LM of `family` (one of `LLM_FAMILIES`) with grouped-query attention, in eval mode."
+    ("A tiny random decoder-only causal LM of `family` (one of `LLM_FAMILIES`) with grouped-query attention, in eval "
+     "mode.")
     import transformers
     if family not in LLM_FAMILIES: raise ValueError(f"unknown LLM family {family!r}; known: {', '.join(LLM_FAMILIES)}")
     cfg_name, cls_name, extra = LLM_FAMILIES[family]
     fixed = extra.get("num_key_value_heads")
     if fixed is not None and kv_heads not in (None, fixed):
-        raise ValueError(f"family {family!r} has {fixed} KV head(s); got kv_heads={kv_heads}: leave it out, or use 'llama'")
+        raise ValueError(f"family {family!r} has {fixed} KV head(s); got kv_heads={kv_heads}: leave it out, or use "
+                         "'llama'")
     kv_heads = fixed or kv_heads or 2
     args = dict(vocab_size=100, hidden_size=hidden, intermediate_size=2 * hidden, num_hidden_layers=layers,
                 num_attention_heads=heads, num_key_value_heads=kv_heads, max_position_embeddings=128,
@@ -98,8 +102,11 @@ def load_model(name_or_path: str, seed: int = 0) -> nn.Module:
     p = Path(name_or_path)
     if name_or_path in ARCHITECTURES: return build_architecture(name_or_path, seed)
     if not p.is_dir():
-        raise FileNotFoundError(f"{name_or_path!r} is neither a known architecture ({', '.join(ARCHITECTURES)}) "
-                                f"nor {'a model folder (it is a file; give the folder that holds config.json)' if p.exists() else 'an existing model folder'}")
+        raise FileNotFoundError(
+            f"{name_or_path!r} is neither a known architecture ({', '.join(ARCHITECTURES)}) nor "
+            + ("a model folder (it is a file; give the folder that holds config.json)" if p.exists()
+               else "an existing model folder")
+        )
     if (p / WEIGHTS).exists() and (p / "config.json").exists() and "headprune_kept" in (p / "config.json").read_text():
         return load_pruned(p)
     config, cls = check_config(p)                     # one model class of transformers, sizes in range, no remote code
@@ -144,14 +151,16 @@ def load_classifier(name_or_path: str, num_labels: int, seed: int = 0):
 
 # %% ../nbs/04_models.ipynb #07f1202b
 def load_tokenizer(name_or_path: str):
-    "The tokenizer of a pretrained encoder; in a dry run, when it is unreachable, bert-base-uncased's vocabulary from the MiniLM package."
+    ("The tokenizer of a pretrained encoder; in a dry run, when it is unreachable, bert-base-uncased's vocabulary from "
+     "the MiniLM package.")
     from transformers import AutoTokenizer
     src = pretrained_source(name_or_path)
     try: return AutoTokenizer.from_pretrained(src, local_files_only=dry_run(), trust_remote_code=False)
     except (OSError, ValueError):
-        if not dry_run(): raise FileNotFoundError(f"cannot load the tokenizer of {name_or_path!r} from {src!r}: not a local "
-                                                  f"folder and the hub is not reachable; fetch it with `huggingface-cli "
-                                                  f"download {src}` where it is") from None
+        if not dry_run():
+            raise FileNotFoundError(f"cannot load the tokenizer of {name_or_path!r} from {src!r}: not a local folder "
+                                    f"and the hub is not reachable; fetch it with `huggingface-cli download {src}` "
+                                    "where it is") from None
     # bert-base-uncased's vocabulary
     if minilm_dir() is not None: return AutoTokenizer.from_pretrained(str(minilm_dir()), trust_remote_code=False)
     from headprune_nb.data import WordTokenizer, Vocab
@@ -160,7 +169,8 @@ def load_tokenizer(name_or_path: str):
 def random_classifier(name: str, num_labels: int, seed: int = 0):
     "Dry run: architecture `name` built from its config with random (seeded) weights, marked as such, and a tokenizer."
     import sys
-    if name not in ARCHITECTURES: raise FileNotFoundError(f"dry run: {name!r} is unreachable and not a known architecture")
+    if name not in ARCHITECTURES:
+        raise FileNotFoundError(f"dry run: {name!r} is unreachable and not a known architecture")
     torch.manual_seed(seed)
     model = ARCHITECTURES[name]()
     if model.config.num_labels != num_labels:

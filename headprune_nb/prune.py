@@ -61,7 +61,8 @@ class EmptyAttention(nn.Module):
             if self.is_cross and cache.is_updated.get(self.layer_idx): return
             sub = cache.cross_attention_cache if self.is_cross else cache.self_attention_cache
         else: sub = cache
-        empty = hidden.new_zeros(states.shape[0], 1, states.shape[1], 1)   # one 1-wide head: a cache reads a layer with no elements as empty
+        # one 1-wide head: a cache reads a layer with no elements as empty
+        empty = hidden.new_zeros(states.shape[0], 1, states.shape[1], 1)
         sub.update(empty, empty, self.layer_idx)
         if self.is_cross and isinstance(cache, EncoderDecoderCache): cache.is_updated[self.layer_idx] = True
 
@@ -69,7 +70,8 @@ class EmptyAttention(nn.Module):
                 past_key_values=None, query=None, cache=None, **kwargs):
         if hidden_states is None: hidden_states = query          # fairseq: query=, key=, value=
         states = key_value_states if key_value_states is not None else encoder_hidden_states
-        self._touch_cache(past_key_values if past_key_values is not None else cache, hidden_states, states if self.is_cross and states is not None else hidden_states)
+        self._touch_cache(past_key_values if past_key_values is not None else cache, hidden_states,
+                          states if self.is_cross and states is not None else hidden_states)
         context = hidden_states.new_zeros(*hidden_states.shape[:-1], 0)
         out = self.out_proj(context) if hasattr(self, "out_proj") else context
         return out, None
@@ -78,20 +80,23 @@ class EmptyAttention(nn.Module):
 import collections, math
 
 def gqa_layout(owners: list[int]) -> tuple[int, list[int]]:
-    "For the kept query heads in order, given the KV head each reads (`owners`, grouped): the query heads per KV head and the KV head of each part."
+    ("For the kept query heads in order, given the KV head each reads (`owners`, grouped): the query heads per KV head "
+     "and the KV head of each part.")
     counts = collections.Counter(owners)
     r = math.gcd(*counts.values())
     return r, [o for o, c in counts.items() for _ in range(c // r)]
 
 def _set_gqa_layout(model: nn.Module, site: Site, q_heads: list[int], kv_heads: list[int]) -> None:
-    "Keep query heads `q_heads` and KV heads `kv_heads` (current ids; a KV head listed twice is copied) of a grouped-query site."
+    ("Keep query heads `q_heads` and KV heads `kv_heads` (current ids; a KV head listed twice is copied) of a "
+     "grouped-query site.")
     module, hd = model.get_submodule(site.name), site.head_dim
     qn, kn, vn = qkv_names(module)
     _slice_linear(getattr(module, qn), _head_rows(q_heads, hd), 0)
     for n in (kn, vn): _slice_linear(getattr(module, n), _head_rows(kv_heads, hd), 0)
     _slice_linear(model.get_submodule(site.out_proj), _head_rows(q_heads, hd), 1)
     module.num_key_value_groups = len(q_heads) // len(kv_heads)
-    for attr, n in (("num_heads", len(q_heads)), ("num_attention_heads", len(q_heads)), ("num_key_value_heads", len(kv_heads))):
+    for attr, n in (("num_heads", len(q_heads)), ("num_attention_heads", len(q_heads)),
+                    ("num_key_value_heads", len(kv_heads))):
         if isinstance(getattr(module, attr, None), int): setattr(module, attr, n)
     module.headprune_kv_orig = tuple(site.kv_orig[k] for k in kv_heads)
 
@@ -123,13 +128,15 @@ def _prune_site(model: nn.Module, site: Site, kept: list[int]) -> None:
 
 # %% ../nbs/02_prune.ipynb #94f0cb55
 class QKVPart(nn.Linear):
-    "A q, k or v projection whose site runs all three as one matmul in inference (`fuse_qkv`); trains and saves as a plain `nn.Linear`."
+    ("A q, k or v projection whose site runs all three as one matmul in inference (`fuse_qkv`); trains and saves as a "
+     "plain `nn.Linear`.")
     def forward(self, x):
         g = self.qkv_group
         if self.training or torch.is_grad_enabled(): return super().forward(x)
         if g.get("x") is not x or self in g["used"]:           # a new input: one matmul for all three parts
             w, b = _fused_weights(g)
-            g.update(x=x, used=set(), out=torch.nn.functional.linear(x, w, b).split([p.out_features for p in g["parts"]], -1))
+            g.update(x=x, used=set(),
+                     out=torch.nn.functional.linear(x, w, b).split([p.out_features for p in g["parts"]], -1))
         g["used"].add(self)
         out = g["out"][g["parts"].index(self)]
         if len(g["used"]) == 3: g.update(x=None, out=None)        # nothing held between forward passes
@@ -138,14 +145,16 @@ class QKVPart(nn.Linear):
 def _fused_weights(g):
     "The three parts' weights and biases stacked, rebuilt whenever one of them changed (pruned again, loaded, trained)."
     ver = lambda t: (t.data_ptr(), t.dtype, 0 if t.is_inference() else t._version)     # moved, cast or written in place
-    ps = g["parts"]; key = tuple(ver(t) for p in ps for t in (p.weight, p.bias))
+    ps = g["parts"]
+    key = tuple(ver(t) for p in ps for t in (p.weight, p.bias))
     if g.get("key") != key:
         g.update(key=key, w=torch.cat([p.weight.detach() for p in ps]), b=torch.cat([p.bias.detach() for p in ps]))
     return g["w"], g["b"]
 
 # %% ../nbs/02_prune.ipynb #fc420f1a
 def fuse_qkv(model: nn.Module) -> nn.Module:
-    "Run each self-attention site's q, k and v projections as one matmul in inference (no parameter changes: state dict, gates, pruning as before)."
+    ("Run each self-attention site's q, k and v projections as one matmul in inference (no parameter changes: state "
+     "dict, gates, pruning as before).")
     for site in HeadIndex.from_model(model).sites:
         module = model.get_submodule(site.name)
         if not site.n_heads or site.kind == "cross" or qkv_names(module) is None: continue
@@ -157,11 +166,13 @@ def fuse_qkv(model: nn.Module) -> nn.Module:
 
 # %% ../nbs/02_prune.ipynb #e5b118e0
 def prune_heads(model: nn.Module, keep) -> nn.Module:
-    "Physically remove every head whose entry in the boolean mask `keep` ([H], current head order) is False; gates still set go (`clear_head_gates`), Q/K/V run as one matmul (`fuse_qkv`)."
+    ("Physically remove every head whose entry in the boolean mask `keep` ([H], current head order) is False; gates "
+     "still set go (`clear_head_gates`), Q/K/V run as one matmul (`fuse_qkv`).")
     from headprune_nb.gates import clear_head_gates
     index = HeadIndex.from_model(model)
     keep = check_keep(index, keep)
-    clear_head_gates(model)            # they gate the heads as they were; left on, every forward would run the gating wrapper
+    # they gate the heads as they were; left on, every forward would run the gating wrapper
+    clear_head_gates(model)
     for i, site in enumerate(index.sites):
         local = keep[index.span(i)].nonzero().flatten().tolist()
         _prune_site(model, site, local)
@@ -174,11 +185,13 @@ def head_layout(model: nn.Module) -> dict[str, list[int]]:
 
 # %% ../nbs/02_prune.ipynb #f1523e59
 def kv_layout(model: nn.Module) -> dict[str, list[int]]:
-    "Original ids of the KV heads each grouped-query site now has (a copied KV head once per copy); {} without such sites."
+    ("Original ids of the KV heads each grouped-query site now has (a copied KV head once per copy); {} without such "
+     "sites.")
     return {s.name: list(s.kv_orig) for s in HeadIndex.from_model(model).sites if s.n_kv and s.n_heads}
 
 def apply_layout(model: nn.Module, kept: dict, kv: dict | None = None) -> nn.Module:
-    "Prune an unpruned model to the original query-head ids `kept` (site -> ids, `head_layout`) and KV-head ids `kv` (`kv_layout`)."
+    ("Prune an unpruned model to the original query-head ids `kept` (site -> ids, `head_layout`) and KV-head ids `kv` "
+     "(`kv_layout`).")
     kv = kv or {}
     for site in HeadIndex.from_model(model).sites:
         if kv.get(site.name) and kept.get(site.name):
@@ -193,12 +206,14 @@ def apply_layout(model: nn.Module, kept: dict, kv: dict | None = None) -> nn.Mod
 
 # %% ../nbs/02_prune.ipynb #a9838720
 import shutil
-TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "added_tokens.json", "vocab.txt",
+TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "added_tokens.json",
+                   "vocab.txt",
                    "vocab.json", "merges.txt", "spiece.model", "sentencepiece.bpe.model", "source.spm", "target.spm",
                    "dict.source.txt", "dict.target.txt")
 
 def save_tokenizer(model: nn.Module, path, tokenizer=None) -> list[str] | None:
-    "Save `tokenizer` into `path`, or copy the tokenizer files found in the model's local origin folder; the names written, or None."
+    ("Save `tokenizer` into `path`, or copy the tokenizer files found in the model's local origin folder; the names "
+     "written, or None.")
     path = Path(path)
     if tokenizer is not None:
         return [Path(f).name for f in tokenizer.save_pretrained(path)]
@@ -263,7 +278,8 @@ def recover_saved(path) -> Path:
     for mark, said, old, tmp in _save_marks(path):
         if not _gone(said): continue
         if not path.exists() and is_saved_model(old):
-            old.rename(path); print(f"{path}: restored (a save into it was killed before it finished)", file=sys.stderr)
+            old.rename(path)
+            print(f"{path}: restored (a save into it was killed before it finished)", file=sys.stderr)
         for p in (tmp, old): shutil.rmtree(p, ignore_errors=True)
         mark.unlink(missing_ok=True)
     return path
@@ -288,11 +304,13 @@ def save_pruned(model: nn.Module, path, tokenizer=None, overwrite: bool = False)
     from headprune_nb.gates import clear_head_gates
     from headprune_nb.store import umask_mode, naming
     path = recover_saved(path)
-    if path.exists() and not path.is_dir(): raise FileExistsError(f"{path} is a file; save_pruned writes a folder there")
+    if path.exists() and not path.is_dir():
+        raise FileExistsError(f"{path} is a file; save_pruned writes a folder there")
     theirs = sorted(f.name for f in path.iterdir() if f.name not in SAVED_FILES) if path.is_dir() else []
     if not overwrite and path.is_dir() and (theirs or any(path.iterdir()) and not is_saved_model(path)):
-        raise FileExistsError(f"{path} holds files save_pruned did not write ({', '.join(theirs[:4]) or 'no saved model'}); "
-                              "save into a new or empty folder, or pass overwrite=True to replace everything in it")
+        raise FileExistsError(f"{path} holds files save_pruned did not write "
+                              f"({', '.join(theirs[:4]) or 'no saved model'}); save into a new or empty folder, or "
+                              "pass overwrite=True to replace everything in it")
     clear_head_gates(model)
     path.parent.mkdir(parents=True, exist_ok=True)
     mark, tag = _mark_save(path)
@@ -312,7 +330,8 @@ def save_pruned(model: nn.Module, path, tokenizer=None, overwrite: bool = False)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         if old is not None and not path.exists(): old.rename(path)
-        mark.unlink(missing_ok=True); raise
+        mark.unlink(missing_ok=True)
+        raise
     if old is not None: shutil.rmtree(old, ignore_errors=True)
     mark.unlink(missing_ok=True)
     return path
@@ -400,14 +419,17 @@ def load_pruned(path, device="cpu") -> nn.Module:
     model = cls(config)
     if kept: apply_layout(model, kept, kv)
     if torch.device(device).type == "cuda" and not torch.cuda.is_available():
-        raise ValueError(f"device {device!r}: CUDA is not available on this machine (torch sees no GPU); use device cpu")
+        raise ValueError(f"device {device!r}: CUDA is not available on this machine (torch sees no GPU); use device "
+                         "cpu")
     if not os.access(path / WEIGHTS, os.R_OK):
-        raise PermissionError(errno.EACCES, "no permission to read it (ask its owner to make it readable, e.g. chmod a+r)",
+        raise PermissionError(errno.EACCES,
+                              "no permission to read it (ask its owner to make it readable, e.g. chmod a+r)",
                               str(path / WEIGHTS))
     try: load_model(model, str(path / WEIGHTS), device=str(device))
     except Exception as e:
         if isinstance(e, PermissionError): raise
-        if type(e).__module__.split(".")[0] != "safetensors" and not isinstance(e, (OSError, ValueError, RuntimeError)): raise
+        if type(e).__module__.split(".")[0] != "safetensors" and not isinstance(e, (OSError, ValueError, RuntimeError)):
+            raise
         raise ValueError(f"{path / WEIGHTS} cannot be read ({type(e).__name__}: {str(e)[:200]}); it is damaged or "
                          "not the weights of this config: save the model again") from None
     return model.to(device).eval()

@@ -29,7 +29,8 @@ class HeadPruner(nn.Module):
     def log_row(self, step: int) -> dict: return {}        # e.g. the temperature, the current selection
     def wants_confidence(self, step: int) -> bool: return False   # PASS reopens closed gates by confidence
     def observe_confidence(self, confidence: torch.Tensor) -> None: pass
-    def after_backward(self, step: int) -> None: pass       # before the optimizer step: PASS's code updates lambda, clips, reopens
+    # before the optimizer step: PASS's code updates lambda, clips, reopens
+    def after_backward(self, step: int) -> None: pass
 
 # %% ../nbs/06_train.ipynb #509bc2b2
 def _record_hparams(cls, **kw):
@@ -40,7 +41,8 @@ def _record_hparams(cls, **kw):
     sig = inspect.signature(init)
     @functools.wraps(init)
     def __init__(self, *a, **k):
-        b = sig.bind(self, *a, **k); b.apply_defaults()
+        b = sig.bind(self, *a, **k)
+        b.apply_defaults()
         args = {n: v for n, v in b.arguments.items() if n != "self"}
         for n, prm in sig.parameters.items():
             if prm.kind is prm.VAR_KEYWORD: args.update(args.pop(n, {}))
@@ -67,7 +69,8 @@ class TrainConfig:
     warmup_steps: int = 0
     label_smoothing: float = 0.0           # 0.1 for translation
     clip_norm: float | None = 1.0          # of the model's gradients (not the pruner's: see the test below)
-    clip_gates: bool = False               # clip the norm of model and pruner gradients together (PASS's and DSP's code)
+    # clip the norm of model and pruner gradients together (PASS's and DSP's code)
+    clip_gates: bool = False
     gate_warmup: bool = True               # False: the pruner's learning rate has no warm-up (their code; see below)
     eval_every: int = 0                    # steps between evaluations (0: at the end of each epoch only)
     checkpoint_every: int = 0              # steps between checkpoints (0: at the end of each epoch only)
@@ -76,13 +79,15 @@ class TrainConfig:
     snapshot_epochs: tuple = ()            # keep the weights after these epochs (out_dir/epoch<N>.pt): Michel fig. 5
     seed: int = 0
     device: str = "cpu"
-    precision: str = "fp32"                # 'bf16': bfloat16 autocast in training and evaluation (opt-in; see "Mixed precision")
+    # 'bf16': bfloat16 autocast in training and evaluation (opt-in; see "Mixed precision")
+    precision: str = "fp32"
 
     def __post_init__(self):
         if self.schedule not in ("linear", "inverse_sqrt", "constant"):
             raise ValueError(f"schedule must be 'linear', 'inverse_sqrt' or 'constant'; got {self.schedule!r}")
         if self.epochs < 1: raise ValueError(f"epochs must be >= 1; got {self.epochs}")
-        if self.precision not in PRECISIONS: raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}; got {self.precision!r}")
+        if self.precision not in PRECISIONS:
+            raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}; got {self.precision!r}")
 
 # %% ../nbs/06_train.ipynb #5a1c0302
 PRECISIONS = {"fp32": lambda device: contextlib.nullcontext(),                     # keys: store.PRECISION_NAMES
@@ -91,12 +96,14 @@ assert tuple(PRECISIONS) == PRECISION_NAMES
 
 def autocast(precision: str, device):
     "The context a model runs in at `precision` on `device` (`PRECISIONS`: fp32 as it is; bf16 under torch's autocast)."
-    if precision not in PRECISIONS: raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}; got {precision!r}")
+    if precision not in PRECISIONS:
+        raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}; got {precision!r}")
     return PRECISIONS[precision](device)
 
 # %% ../nbs/06_train.ipynb #5a1c0305
 def use_precision(precision, profile: str) -> str | None:
-    "Make `precision`, checked for `profile`, the precision of this process and of the workers it starts (None: each recipe's own)."
+    ("Make `precision`, checked for `profile`, the precision of this process and of the workers it starts (None: each "
+     "recipe's own).")
     if (p := check_precision(precision, profile)) is None: os.environ.pop(PRECISION_ENV, None)
     else: os.environ[PRECISION_ENV] = p
     return p
@@ -104,7 +111,8 @@ def use_precision(precision, profile: str) -> str | None:
 
 # %% ../nbs/06_train.ipynb #5a1c0306
 def at_precision(metric, default: str = "fp32"):
-    "`metric` (a function of a model) at this process's precision (`default`: a recipe's own): as it is at fp32, under autocast at bf16."
+    ("`metric` (a function of a model) at this process's precision (`default`: a recipe's own): as it is at fp32, "
+     "under autocast at bf16.")
     if (p := run_precision(default)) == "fp32": return metric
     def at(model):
         with autocast(p, next(model.parameters()).device): return metric(model)
@@ -136,7 +144,8 @@ def _rng_state():
     version, internal, gauss = random.getstate()
     _, keys, pos, has_gauss, cached = np.random.get_state()
     s = dict(python=[version, list(internal), gauss], torch=torch.get_rng_state(),
-             numpy=dict(keys=torch.from_numpy(keys.astype(np.int64)), pos=int(pos), has_gauss=int(has_gauss), cached=float(cached)))
+             numpy=dict(keys=torch.from_numpy(keys.astype(np.int64)), pos=int(pos), has_gauss=int(has_gauss),
+                        cached=float(cached)))
     if torch.cuda.is_available(): s["cuda"] = torch.cuda.get_rng_state_all()
     return s
 
@@ -144,10 +153,12 @@ def _set_rng_state(s):
     "Restore what `_rng_state` saved. RNG states live on the CPU, wherever `load_checkpoint`'s map_location put them."
     import numpy as np
     version, internal, gauss = s["python"]
-    random.setstate((version, tuple(internal), gauss)); torch.set_rng_state(s["torch"].cpu())
+    random.setstate((version, tuple(internal), gauss))
+    torch.set_rng_state(s["torch"].cpu())
     if "numpy" in s:
         n = s["numpy"]
-        np.random.set_state(("MT19937", n["keys"].cpu().numpy().astype(np.uint32), n["pos"], n["has_gauss"], n["cached"]))
+        np.random.set_state(("MT19937", n["keys"].cpu().numpy().astype(np.uint32), n["pos"], n["has_gauss"],
+                             n["cached"]))
     if "cuda" in s and torch.cuda.is_available(): torch.cuda.set_rng_state_all([t.cpu() for t in s["cuda"]])
 
 def save_checkpoint(path, **state) -> Path:
@@ -161,9 +172,9 @@ def load_checkpoint(path, map_location="cpu") -> dict:
     except pickle.UnpicklingError as e:
         why = [l.strip() for l in str(e).splitlines() if l.strip() and "Weights only load failed" not in l
                and not l.startswith(("Please file", "Check the documentation"))]
-        raise ValueError(f"{path} cannot be loaded safely ({' '.join(why)[:200] or 'unpickling refused'}): a checkpoint "
-                         "holds only tensors and plain containers, anything else is refused, never unpickled; delete "
-                         "the file to start that run over") from None
+        raise ValueError(f"{path} cannot be loaded safely ({' '.join(why)[:200] or 'unpickling refused'}): a "
+                         "checkpoint holds only tensors and plain containers, anything else is refused, never "
+                         "unpickled; delete the file to start that run over") from None
     except (RuntimeError, EOFError) as e:
         raise ValueError(f"{path} is not a readable checkpoint ({type(e).__name__}: {str(e)[:200]}); delete it to "
                          "start that run over") from None
@@ -177,12 +188,14 @@ def _optimizer(model, pruner, cfg):
         groups.append(dict(params=list(pruner.parameters()), lr=cfg.gate_lr, weight_decay=0.0))
     groups = [g for g in groups if g["params"]]
     if not groups: raise ValueError("nothing to train: every model parameter is frozen and there is no pruner")
-    return torch.optim.AdamW(groups, betas=cfg.betas, foreach=True)   # on CPU too: the same numbers, bit for bit, with less Python per step
+    # on CPU too: the same numbers, bit for bit, with less Python per step
+    return torch.optim.AdamW(groups, betas=cfg.betas, foreach=True)
 
 def _check_same_config(ckpt, saved: dict | None, cfg: TrainConfig):
     "Refuse to resume a checkpoint written by a different configuration (the device may change)."
     now = asdict(cfg)
-    diff = {k: (saved[k], now[k]) for k in now if saved is not None and k in saved and k != "device" and saved[k] != now[k]}
+    diff = {k: (saved[k],
+                now[k]) for k in now if saved is not None and k in saved and k != "device" and saved[k] != now[k]}
     if diff: raise ValueError(f"{ckpt} was written with another training configuration {diff} (saved, now); "
                               "resume with the same TrainConfig, or remove the run folder to start over")
 
@@ -216,7 +229,8 @@ def train(model: nn.Module, batches, cfg: TrainConfig, pruner: HeadPruner | None
     """Train `model` (and `pruner`) on `batches(epoch)`; returns the final metrics. Holds `out_dir`'s lock throughout.
     `stop_after` simulates an interruption; `log_rows`, a list, receives the log's rows (no `out_dir`: no log.csv)."""
     with key_lock(Path(out_dir) / RUN_LOCK) if out_dir is not None else contextlib.nullcontext():   # one run per folder
-        random.seed(cfg.seed); torch.manual_seed(cfg.seed)
+        random.seed(cfg.seed)
+        torch.manual_seed(cfg.seed)
         dev = torch.device(cfg.device)
         model.to(dev).train()
         if pruner is not None: pruner.to(dev).train()
@@ -227,10 +241,13 @@ def train(model: nn.Module, batches, cfg: TrainConfig, pruner: HeadPruner | None
         if per_epoch == 0: raise ValueError("batches(0) is empty: no training data")
         span = cfg.epochs * per_epoch                           # the whole run, from its step 0
         if not 0 <= cfg.start_step < span:
-            raise ValueError(f"start_step={cfg.start_step} is outside the run's {span} steps ({cfg.epochs} epochs of {per_epoch})")
-        total = dry_cap(min(span - cfg.start_step, cfg.max_steps or math.inf), "steps")   # a dry run: a couple of steps of any run
+            raise ValueError(f"start_step={cfg.start_step} is outside the run's {span} steps ({cfg.epochs} epochs of "
+                             f"{per_epoch})")
+        # a dry run: a couple of steps of any run
+        total = dry_cap(min(span - cfg.start_step, cfg.max_steps or math.inf), "steps")
         sched = _scheduler(opt, cfg, span, pruner)
-        log_every = log_every or max(1, min(50, total // 100))   # default: every 50 steps, 100 rows at least (nbs/19_convergence)
+        # default: every 50 steps, 100 rows at least (nbs/19_convergence)
+        log_every = log_every or max(1, min(50, total // 100))
         out = Path(out_dir) if out_dir else None
         ckpt = out / "checkpoint.pt" if out else None
         step, prior_seconds = 0, 0.0
@@ -238,7 +255,9 @@ def train(model: nn.Module, batches, cfg: TrainConfig, pruner: HeadPruner | None
         if resume and ckpt is not None and ckpt.exists():
             st = load_checkpoint(ckpt, map_location=dev)
             _check_same_config(ckpt, st.get("config"), cfg)
-            model.load_state_dict(st["model"]); opt.load_state_dict(st["optimizer"]); sched.load_state_dict(st["scheduler"])
+            model.load_state_dict(st["model"])
+            opt.load_state_dict(st["optimizer"])
+            sched.load_state_dict(st["scheduler"])
             if pruner is not None: pruner.load_state_dict(st["pruner"])
             step, start_epoch, skip = st["step"], st["epoch"], st["batch_in_epoch"]
             prior_seconds = st.get("train_seconds", 0.0)          # time spent before the interruption
@@ -252,7 +271,8 @@ def train(model: nn.Module, batches, cfg: TrainConfig, pruner: HeadPruner | None
 
         def checkpoint(epoch, b):
             if ckpt is None: return
-            if dry_replay(("checkpoint",)): return      # a dry run writes one (bert-base with Adam: 1.3 GB) and skips the rest
+            # a dry run writes one (bert-base with Adam: 1.3 GB) and skips the rest
+            if dry_replay(("checkpoint",)): return
             save_checkpoint(ckpt, model=model.state_dict(), optimizer=opt.state_dict(), scheduler=sched.state_dict(),
                             pruner=pruner.state_dict() if pruner is not None else None, step=step, epoch=epoch,
                             batch_in_epoch=b, rng=_rng_state(), config=asdict(cfg), train_seconds=seconds())
@@ -283,24 +303,35 @@ def train(model: nn.Module, batches, cfg: TrainConfig, pruner: HeadPruner | None
                 (loss + pen).backward()
                 if cfg.clip_norm and model_params: torch.nn.utils.clip_grad_norm_(model_params, cfg.clip_norm)
                 if pruner is not None: pruner.after_backward(step)
-                opt.step(); sched.step(); step += 1
-                bar.update(1); bar.set_postfix(loss=f"{loss.item():.3f}", refresh=False)   # shown at the bar's next refresh, not drawn each step
+                opt.step()
+                sched.step()
+                step += 1
+                # shown at the bar's next refresh, not drawn each step
+                bar.update(1)
+                bar.set_postfix(loss=f"{loss.item():.3f}", refresh=False)
                 since.append(loss.item())
-                if step % log_every == 0 or step == total:        # loss: this step's batch; loss_avg: the steps since the last row
-                    log.add(step=step, epoch=epoch, loss=since[-1], loss_avg=sum(since) / len(since), penalty=pen.item(),
+                # loss: this step's batch; loss_avg: the steps since the last row
+                if step % log_every == 0 or step == total:
+                    log.add(step=step, epoch=epoch, loss=since[-1], loss_avg=sum(since) / len(since),
+                            penalty=pen.item(),
                             lr=sched.get_last_lr()[0], **(pruner.log_row(step) if pruner is not None else {}))
                     since = []
                 if cfg.eval_every and step % cfg.eval_every == 0: run_eval(epoch)
                 if cfg.checkpoint_every and step % cfg.checkpoint_every == 0 and b + 1 < len(epoch_batches):
-                    checkpoint(epoch, b + 1)               # (an epoch's last batch: the end-of-epoch checkpoint follows)
-                if stop_after is not None and step >= stop_after: bar.close(); return {"interrupted_at": step}
+                    # (an epoch's last batch: the end-of-epoch checkpoint follows)
+                    checkpoint(epoch, b + 1)
+                if stop_after is not None and step >= stop_after:
+                    bar.close()
+                    return {"interrupted_at": step}
             if not cfg.eval_every or step % cfg.eval_every: run_eval(epoch)
             checkpoint(epoch + 1, 0)
-            if out is not None and epoch + 1 in cfg.snapshot_epochs and not dry_replay(("snapshot",)):   # a dry run: one
+            # a dry run: one
+            if out is not None and epoch + 1 in cfg.snapshot_epochs and not dry_replay(("snapshot",)):
                 save_checkpoint(out / f"epoch{epoch + 1}.pt", model=model.state_dict(), step=step)
             if step >= total: break
         bar.close()
-        if not metrics and evaluate is not None and start_epoch >= cfg.epochs: run_eval(cfg.epochs - 1)  # resumed a finished run
+        # resumed a finished run
+        if not metrics and evaluate is not None and start_epoch >= cfg.epochs: run_eval(cfg.epochs - 1)
         model.eval()
         return dict(metrics, steps=step, train_seconds=round(seconds(), 1))
 
@@ -314,12 +345,14 @@ def accuracy(model: nn.Module, batches) -> float:
     for batch in batches:
         batch = {k: v.to(dev) for k, v in batch.items()}
         labels = batch.pop("labels")
-        right += (model(**batch).logits.argmax(-1) == labels).sum().item(); n += len(labels)
+        right += (model(**batch).logits.argmax(-1) == labels).sum().item()
+        n += len(labels)
     if n == 0: raise ValueError("no evaluation examples")
     return right / n
 
 def translate_batches(vocab, sources: list[str], generate, batch_size: int = 64) -> list[str]:
-    "Decode `generate(batch)` (token ids per sentence, after the start token) over length buckets of `sources`, in input order."
+    ("Decode `generate(batch)` (token ids per sentence, after the start token) over length buckets of `sources`, in "
+     "input order.")
     from headprune_nb.data import bucket_batches, collate_translation
     out = [None] * len(sources)
     lengths = [len(s.split()) + 1 for s in sources]
@@ -330,7 +363,8 @@ def translate_batches(vocab, sources: list[str], generate, batch_size: int = 64)
 
 def translate(model: nn.Module, vocab, sources: list[str], beam: int = 5, batch_size: int = 64,
               max_len_a: float = 1.2, max_len_b: int = 10, search: str = "beam") -> list[str]:
-    "Beam-search translations (BPE strings) of BPE-segmented `sources`, in input order; `search` one of `beam.SEARCHES`."
+    ("Beam-search translations (BPE strings) of BPE-segmented `sources`, in input order; `search` one of "
+     "`beam.SEARCHES`.")
     from headprune_nb.beam import pick_search
     model.eval()
     dev = next(model.parameters()).device

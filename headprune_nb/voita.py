@@ -19,16 +19,25 @@ __all__ = ['MAX_WIDEN', 'STALL', 'VoitaPruner', 'VoitaPaperPruner', 'VoitaCodePr
 
 # %% ../nbs/12_voita.ipynb #1527e833
 class VoitaPruner(Variants, HeadPruner):
-    "Voita et al.'s joint pruner: Hard Concrete gate per head, penalty lambda * sum_h P(z_h != 0) (per_layer: averaged over layers)."
-    EVAL_ONLY = ("open_above",)    # read only when counting open heads: runs that differ in it train the same (one run folder)
-    def __init__(self, H: int, lam: float, init: float | None = None, beta: float = BETA, gamma: float = GAMMA, zeta: float = ZETA,
+    ("Voita et al.'s joint pruner: Hard Concrete gate per head, penalty lambda * sum_h P(z_h != 0) (per_layer: "
+     "averaged over layers).")
+    # read only when counting open heads: runs that differ in it train the same (one run folder)
+    EVAL_ONLY = ("open_above",)
+    def __init__(self, H: int, lam: float, init: float | None = None, beta: float = BETA, gamma: float = GAMMA,
+                 zeta: float = ZETA,
                  sizes=None, per_layer: bool = False, open_above: float | None = None, variant: str | None = None):
         super().__init__()
         if lam < 0: raise ValueError(f"lambda must be >= 0; got {lam}")
-        if per_layer and sizes is None: raise ValueError("per_layer=True averages over layers: pass sizes (the heads of each layer)")
+        if per_layer and sizes is None:
+            raise ValueError("per_layer=True averages over layers: pass sizes (the heads of each layer)")
         if sizes is not None and (not len(sizes) or sum(sizes) != H or min(sizes) < 0):
             raise ValueError(f"sizes (heads per layer) must be non-negative and add up to H={H}; got {list(sizes)}")
-        self.gate, self.lam, self.sizes, self.per_layer = HardConcrete(H, init, beta, gamma, zeta), lam, None if sizes is None else list(sizes), per_layer
+        self.gate, self.lam, self.sizes, self.per_layer = (
+            HardConcrete(H, init, beta, gamma, zeta),
+            lam,
+            None if sizes is None else list(sizes),
+            per_layer,
+        )
         self.open_above = self.OPEN_ABOVE if open_above is None else open_above      # default: the variant's
 
     def gates(self, step: int) -> torch.Tensor: return self.gate()    # sample in train mode, deterministic in eval
@@ -44,13 +53,15 @@ class VoitaPruner(Variants, HeadPruner):
         return self.lam * (total / len(self.sizes) if self.per_layer else total)
 
     def keep_mask(self, K: int | None = None, above: float | None = None) -> torch.Tensor:
-        "K=None: heads whose deterministic gate > `above` (default open_above: the variant's); else the K heads the variant ranks first."
+        ("K=None: heads whose deterministic gate > `above` (default open_above: the variant's); else the K heads the "
+         "variant ranks first.")
         la = self.gate.log_alpha.detach().cpu()
         gate = deterministic_gate(la, self.gate.gamma, self.gate.zeta)
         if K is None: return gate > (self.open_above if above is None else above)
         return self.rank(gate, check_k(K, la.numel()))
 
-    def log_row(self, step: int) -> dict: return dict(selected=mask_str(self.keep_mask()))   # its open heads (nbs/19_convergence)
+    # its open heads (nbs/19_convergence)
+    def log_row(self, step: int) -> dict: return dict(selected=mask_str(self.keep_mask()))
 
 # %% ../nbs/12_voita.ipynb #8f3d5a01
 class VoitaPaperPruner(VoitaPruner):
@@ -60,7 +71,8 @@ class VoitaPaperPruner(VoitaPruner):
     def rank(self, gate: torch.Tensor, K: int) -> torch.Tensor: return self.gate.most_open(K).cpu()
 
 class VoitaCodePruner(VoitaPruner):
-    "Voita as DSP's port: P(z != 0) clamped to [1e-6, 1 - 1e-6], K heads by gate (ties to the lower id), open when its gate > 0.5."
+    ("Voita as DSP's port: P(z != 0) clamped to [1e-6, 1 - 1e-6], K heads by gate (ties to the lower id), open when "
+     "its gate > 0.5.")
     variant, SPEC_NAME, OPEN_ABOVE = "code", "VoitaPruner", 0.5
     def p_nonzero(self) -> torch.Tensor: return self.p_open().clamp(1e-6, 1 - 1e-6)
     def rank(self, gate: torch.Tensor, K: int) -> torch.Tensor: return top_k_mask(gate, K)
@@ -69,7 +81,8 @@ VoitaPruner.VARIANT_CLASSES = {"paper": VoitaPaperPruner, "code": VoitaCodePrune
 
 # %% ../nbs/12_voita.ipynb #6a87ac79
 def nearest_k(open_heads: dict, K: int) -> float:
-    "The lambda (a key of `open_heads`: lambda -> heads left open) whose count is nearest K; ties go to the smaller lambda."
+    ("The lambda (a key of `open_heads`: lambda -> heads left open) whose count is nearest K; ties go to the smaller "
+     "lambda.")
     if not open_heads: raise ValueError("no lambda runs to choose from: run the lambda grid first")
     return min(open_heads, key=lambda lam: (abs(open_heads[lam] - K), lam))
 
@@ -79,7 +92,8 @@ STALL = 2         # ... and it gives up on an end after this many new lambdas in
 
 def aimed_sweep(n_open, lams, ks, max_widen: int = MAX_WIDEN) -> dict:
     """{lambda: heads left open} of `n_open(lambda)` over the grid `lams`, widened at either end by the grid's ratio
-    (at most `max_widen` new lambdas each way) until one count is at or above max(`ks`) and one at or below min(`ks`)."""
+    (at most `max_widen` new lambdas each way) until one count is at or above max(`ks`) and one at or below
+    min(`ks`)."""
     if not lams: raise ValueError("an empty lambda grid: give at least one lambda")
     lams = sorted(lams)
     ratio = lams[-1] / lams[-2] if len(lams) > 1 and lams[-2] > 0 else 10.0
@@ -89,8 +103,10 @@ def aimed_sweep(n_open, lams, ks, max_widen: int = MAX_WIDEN) -> dict:
         for _ in range(max_widen):
             if max(counts.values()) >= max(ks) if down else min(counts.values()) <= min(ks): break
             end = min(counts) if down else max(counts)
-            lam = float(f"{end / ratio if down else end * ratio:.3g}"); counts[lam] = n_open(lam)
+            lam = float(f"{end / ratio if down else end * ratio:.3g}")
+            counts[lam] = n_open(lam)
             same = same + 1 if counts[lam] == counts[end] else 0
-            if same == STALL: break           # lambda no longer moves the count: the phase is too short to move the gates
+            # lambda no longer moves the count: the phase is too short to move the gates
+            if same == STALL: break
     return counts
 
