@@ -24,7 +24,7 @@ BIN    := $(VENV)/bin
 EXPERIMENT ?= michel2019_speed
 PROFILE ?= cpu
 
-.PHONY: install reproduce report refresh refresh-report dist test sync-check nbtest pytest docs clean
+.PHONY: install reproduce report refresh refresh-report dist test sync-check lint nbtest pytest docs clean
 
 install: $(VENV)/.installed
 
@@ -75,7 +75,11 @@ nbtest: install
 pytest: install
 	$(BIN)/pytest -q -n 2 --dist loadfile --durations=15 tests
 
-test: sync-check nbtest pytest
+# Lines of at most 120 characters and one statement a line in the notebooks and the library ([tool.ruff])
+lint: install
+	$(BIN)/ruff check nbs headprune_nb
+
+test: sync-check lint nbtest pytest
 
 # The documentation site (Sphinx + MyST-NB, MathJax from the npm registry, no Quarto): _site/index.html.
 # tests/test_docs.py builds it too, so CI checks that it builds.

@@ -14,20 +14,24 @@ __all__ = ['COMMANDS', 'EXPECTED', 'cmd_list', 'cmd_reproduce', 'cmd_report', 'c
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="headprune", description="Attention-head pruning: reproductions and benchmarks "
                                 "(Michel 2019, Voita 2019, DSP 2021, PASS 2023, Behnke & Heafield 2020).")
-    p.add_argument("--debug", action="store_true", help="on an error, show the full traceback (also: HEADPRUNE_DEBUG=1)")
+    p.add_argument("--debug", action="store_true",
+                   help="on an error, show the full traceback (also: HEADPRUNE_DEBUG=1)")
     sub = p.add_subparsers(dest="cmd", required=True, metavar="{list,reproduce,report,bench,import-fairseq}")
     sub.add_parser("list", help="list the experiments and their profiles",
                    description="List every reproduction experiment, what paper table it checks, and its profiles.")
     r = sub.add_parser("reproduce", help="run one reproduction notebook (papermill)",
                        description="Run a reproduction notebook with papermill; results, figures, provenance and the "
-                       "executed notebook go to ./headprune-results/<profile>/<name>/ unless --out says otherwise (maintainers "
-                       "refresh the committed results with --fresh --out reproduce/results/<profile>/<name>).")
+                       "executed notebook go to ./headprune-results/<profile>/<name>/ unless --out says otherwise "
+                       "(maintainers refresh the committed results with --fresh --out "
+                       "reproduce/results/<profile>/<name>).")
     r.add_argument("name", nargs="?", help="experiment name (see `headprune list`); or --all")
-    r.add_argument("--all", action="store_true", help="run every experiment (baselines first), each into its own folder, "
-                   "skipping those already complete; exit 1 naming each failure")
-    r.add_argument("--force", action="store_true", help="with --all: re-run complete experiments too, each afresh (--fresh)")
-    r.add_argument("--fresh", action="store_true", help="start afresh: a finished run in the output folder is set aside "
-                   "in <folder>.previous instead of resumed (its rows are not reused); an interrupted --fresh run resumes")
+    r.add_argument("--all", action="store_true", help="run every experiment (baselines first), each into its own "
+                   "folder, skipping those already complete; exit 1 naming each failure")
+    r.add_argument("--force", action="store_true",
+                   help="with --all: re-run complete experiments too, each afresh (--fresh)")
+    r.add_argument("--fresh", action="store_true", help="start afresh: a finished run in the output folder is set "
+                   "aside in <folder>.previous instead of resumed (its rows are not reused); an interrupted --fresh "
+                   "run resumes")
     r.add_argument("--profile", default="smoke", help="smoke (tiny, seconds), cpu (real shapes/data, scaled down) "
                    "or full (the papers' setting, one GPU); default: smoke")
     r.add_argument("--param", action="append", default=[], metavar="K=V",
@@ -35,9 +39,9 @@ def _parser() -> argparse.ArgumentParser:
                    "literal; checked against the notebook's parameters cell before the run)")
     r.add_argument("--out", help="output folder (with --all: the folder that gets one sub-folder per experiment); "
                    "a folder another run is writing is refused, naming that run")
-    r.add_argument("--executor", metavar="NAME", help="where the runs of the grid run: local (this process, the default; "
-                   "smoke: cores), cores (forked workers on this machine's cores), gpus (one worker per visible GPU) or slurm (a job "
-                   "array through submitit); finished runs are never run again")
+    r.add_argument("--executor", metavar="NAME", help="where the runs of the grid run: local (this process, the "
+                   "default; smoke: cores), cores (forked workers on this machine's cores), gpus (one worker per "
+                   "visible GPU) or slurm (a job array through submitit); finished runs are never run again")
     r.add_argument("--executor-opt", action="append", default=[], metavar="K=V", help="an option of the executor, e.g. "
                    """--executor-opt partition=gpu --executor-opt account=X (slurm: partition, account, qos, constraint;
                    per task:"""
@@ -46,16 +50,18 @@ def _parser() -> argparse.ArgumentParser:
                    "minutes), hours, run_time, margin, floor, chunk; parallel, poll, device; gpus: devices=0,1; "
                    "cores: workers=4)")
     r.add_argument("--dry-run", action="store_true", help="with --profile full: run every code path of the full run on "
-                   "this machine in minutes (real model sizes, schedules and K lists; a couple of steps, a few examples) "
-                   "into a scratch folder, and estimate the real run's cost and wall hours at 1, 8 and 64 GPUs; with "
-                   "--executor slurm, also the job arrays it would submit, their dependencies and per-task time limits")
+                   "this machine in minutes (real model sizes, schedules and K lists; a couple of steps, a few "
+                   "examples) into a scratch folder, and estimate the real run's cost and wall hours at 1, 8 and 64 "
+                   "GPUs; with --executor slurm, also the job arrays it would submit, their dependencies and per-task "
+                   "time limits")
     rp = sub.add_parser("report", help="one report of every result on disk, beside the published tables",
-                        description="Build ./headprune-results/report/report.md and report.html (or --out) from the results "
-                        "of every experiment and profile found: published | committed | yours per table and claim, figures, and a "
-                        "verdict per claim: supported, contradicted or inconclusive, or not decided (its runs "
-                        "under-trained) or not checked (no run yet).")
+                        description="Build ./headprune-results/report/report.md and report.html (or --out) from the "
+                        "results of every experiment and profile found: published | committed | yours per table and "
+                        "claim, figures, and a verdict per claim: supported, contradicted or inconclusive, or not "
+                        "decided (its runs under-trained) or not checked (no run yet).")
     rp.add_argument("--profile", action="append", help="profile(s) to report (repeatable); default: cpu and full")
-    rp.add_argument("--out", help="output folder; default ./headprune-results/report (the committed report: --out reproduce/report)")
+    rp.add_argument("--out", help="output folder; default ./headprune-results/report (the committed report: --out "
+                                  "reproduce/report)")
     f = sub.add_parser("import-fairseq", help="convert a fairseq translation checkpoint into the HF Enc-Dec",
                        description="Convert a fairseq transformer (transformer_iwslt_de_en family) checkpoint and its "
                        "dictionaries into the HF Enc-Dec, saved with save_pruned and dict.source.txt/dict.target.txt. "
@@ -65,8 +71,8 @@ def _parser() -> argparse.ArgumentParser:
     f.add_argument("--data", help="folder with fairseq's dict.<lang>.txt (fairseq-preprocess --destdir); "
                    "default: the checkpoint's folder")
     f.add_argument("--out", help="output folder for the converted model")
-    f.add_argument("--as", dest="as_recipe", metavar="PROFILE/TASK", help="write it where recipe TASK of PROFILE caches "
-                   "its trained model (e.g. full/iwslt14), replacing that baseline")
+    f.add_argument("--as", dest="as_recipe", metavar="PROFILE/TASK", help="write it where recipe TASK of PROFILE "
+                   "caches its trained model (e.g. full/iwslt14), replacing that baseline")
     f.add_argument("--check", type=int, default=0, metavar="N", help="translate the first N test sentences with both "
                    "fairseq and the converted model; write import.json (identical share, BLEU, unknown tokens)")
     f.add_argument("--corpus", help="test data for --check: multi30k or iwslt14; default: the --as task's corpus")
@@ -74,7 +80,8 @@ def _parser() -> argparse.ArgumentParser:
     f.add_argument("--trust-checkpoint", action="store_true", help="unpickle the checkpoint without torch's "
                    "weights-only restrictions (only for files you trust; needed when it stores more than tensors, "
                    "containers and argparse.Namespace)")
-    f.add_argument("--replace", action="store_true", help="with --as: replace an existing cached baseline (kept, renamed)")
+    f.add_argument("--replace", action="store_true",
+                   help="with --as: replace an existing cached baseline (kept, renamed)")
     b = sub.add_parser("bench", help="time a model, and a copy with heads removed",
                        description="Throughput (examples/s, median and spread over repeats) by batch size. With "
                        "--keep-fraction < 1 a copy of the model keeps a random subset of heads, physically pruned, and "
@@ -99,8 +106,9 @@ def _parser() -> argparse.ArgumentParser:
 # %% ../nbs/91_cli.ipynb #bb6f5720
 def cmd_list(args) -> None:
     from headprune_nb.reproduce import EXPERIMENTS, PROFILES, cost_line, runtime_of
-    print("Times: smoke and cpu measured on 2 CPU cores (other work on the machine makes them longer); full: GPU hours for one "
-          "GPU. How each committed run went: its provenance.json in reproduce/results/<profile>/<name>/, and CHANGELOG.md.\n")
+    print("Times: smoke and cpu measured on 2 CPU cores (other work on the machine makes them longer); full: GPU hours "
+          "for one GPU. How each committed run went: its provenance.json in reproduce/results/<profile>/<name>/, and "
+          "CHANGELOG.md.\n")
     for e in EXPERIMENTS.values():
         print(f"{e.name}\n  {e.title}\n  checks: {e.checks}\n  profiles: {', '.join(e.profiles)}"
               + "".join(f"\n    {p}: {t}" for p, t in runtime_of(e.name).items())
@@ -112,22 +120,27 @@ def _print_cost_table():
     from headprune_nb.store import markdown_table
     rows = cost_table()
     if not rows: return
-    print(f"\nWhat each full run costs (estimated by `headprune reproduce --all --profile full --dry-run`, reproduce/{COST_FILE}; "
-          f"GPU hours: {GPU_ASSUMPTION['gpu']}, {GPU_ASSUMPTION['note']}):")
+    print("\nWhat each full run costs (estimated by `headprune reproduce --all --profile full --dry-run`, "
+          f"reproduce/{COST_FILE}; GPU hours: {GPU_ASSUMPTION['gpu']}, {GPU_ASSUMPTION['note']}):")
     print(markdown_table(rows))
     if "wall_h_8gpu" not in rows[0]:
-        print("\nWall-clock hours at 1, 8 and 64 GPUs (one run per GPU at a time, `reproduce.wall_hours`): not in this table yet; a dry "
-              "run adds them (headprune reproduce --all --profile full --dry-run --out D, then copy D/full_cost.csv to reproduce/)")
-    else: print("\nwall_h_<n>gpu: wall-clock hours on n GPUs, one run per GPU at a time (never less than the largest run)")
+        print("\nWall-clock hours at 1, 8 and 64 GPUs (one run per GPU at a time, `reproduce.wall_hours`): not in this "
+              "table yet; a dry run adds them (headprune reproduce --all --profile full --dry-run --out D, then copy "
+              "D/full_cost.csv to reproduce/)")
+    else:
+        print("\nwall_h_<n>gpu: wall-clock hours on n GPUs, one run per GPU at a time (never less than the largest "
+              "run)")
 
 def _dry_run(args, params, command) -> int:
     from headprune_nb.reproduce import dry_run_experiment, dry_run_all, get_experiment
-    if args.profile != "full": raise ValueError(f"--dry-run is a dry run of the full profile; pass --profile full (got {args.profile!r})")
+    if args.profile != "full":
+        raise ValueError(f"--dry-run is a dry run of the full profile; pass --profile full (got {args.profile!r})")
     if args.all:
         status = dry_run_all(params, args.out, command=command)
         for name, st in status.items(): print(f"{name}: {st}")
         failed = [n for n, st in status.items() if st.startswith("failed")]
-        if failed: print(f"headprune reproduce --all --dry-run: {len(failed)} failed: {', '.join(failed)}", file=sys.stderr)
+        if failed:
+            print(f"headprune reproduce --all --dry-run: {len(failed)} failed: {', '.join(failed)}", file=sys.stderr)
         return 1 if failed else 0
     get_experiment(args.name, "full")
     out = dry_run_experiment(args.name, params, args.out, command=command)
@@ -156,7 +169,8 @@ def cmd_reproduce(args) -> int:
     if args.all == bool(args.name): raise ValueError("name one experiment, or pass --all (not both)")
     params = dict(parse_param(p) for p in args.param)
     command = "headprune " + " ".join(sys.argv[1:])
-    if spec := executor_for(args.name or "all", args.profile, args.executor, dict(_option(o) for o in args.executor_opt)):
+    if spec := executor_for(args.name or "all", args.profile, args.executor,
+                            dict(_option(o) for o in args.executor_opt)):
         os.environ[EXECUTOR_ENV] = json.dumps(spec)    # the notebooks' kernels inherit it: each grid runs there
     else: env_executor()                               # one set in the environment: checked here, not after training
     if args.dry_run: return _dry_run(args, params, command)
@@ -186,7 +200,8 @@ def cmd_report(args) -> None:
 def _batch_sizes(text):
     try: sizes = [int(x) for x in text.split(",") if x.strip()]
     except ValueError: sizes = []
-    if not sizes or min(sizes) < 1: raise ValueError(f"--batch-sizes expects positive integers separated by commas; got {text!r}")
+    if not sizes or min(sizes) < 1:
+        raise ValueError(f"--batch-sizes expects positive integers separated by commas; got {text!r}")
     return sizes
 
 def _check_out_file(path) -> None:
@@ -197,23 +212,27 @@ def _check_out_file(path) -> None:
     up = p.parent
     while not up.exists() and up != up.parent: up = up.parent
     if not up.is_dir(): raise ValueError(f"--out {p}: {up} is a file, not a folder; choose another path")
-    if not os.access(up, os.W_OK | os.X_OK): raise ValueError(f"--out {p}: no permission to write in {up}; choose another path")
+    if not os.access(up, os.W_OK | os.X_OK):
+        raise ValueError(f"--out {p}: no permission to write in {up}; choose another path")
     # what the write will do (/proc: no file can be made)
     try: fd, probe = tempfile.mkstemp(prefix=".headprune-probe-", dir=up)
     except OSError as e:
         raise ValueError(f"--out {p}: no file can be written in {up} ({e.strerror}); choose another path") from None
-    os.close(fd); os.unlink(probe)
+    os.close(fd)
+    os.unlink(probe)
 
 def _check_device(name: str) -> None:
     "Refuse a torch device this machine does not have, with the fix."
     import torch
     try: dev = torch.device(name)
-    except (RuntimeError, ValueError): raise ValueError(f"--device {name!r} is not a torch device; use cpu, cuda or cuda:N") from None
+    except (RuntimeError, ValueError):
+        raise ValueError(f"--device {name!r} is not a torch device; use cpu, cuda or cuda:N") from None
     if dev.type == "cuda" and not torch.cuda.is_available():
         raise ValueError(f"--device {name}: torch sees no CUDA GPU here (a CPU build, or no GPU); use --device cpu")
     if dev.type == "cuda" and (dev.index or 0) >= torch.cuda.device_count():
         raise ValueError(f"--device {name}: only {torch.cuda.device_count()} CUDA device(s) here")
-    if dev.type == "mps" and not torch.backends.mps.is_available(): raise ValueError(f"--device {name}: MPS is not available here")
+    if dev.type == "mps" and not torch.backends.mps.is_available():
+        raise ValueError(f"--device {name}: MPS is not available here")
 
 def cmd_bench(args) -> None:
     from headprune_nb.models import load_model
@@ -231,7 +250,8 @@ def cmd_bench(args) -> None:
     try: model = load_model(args.model, args.seed).to(args.device)
     except Exception as e:                     # a damaged weights file: name the folder (safetensors does not)
         if type(e).__module__.split(".")[0] != "safetensors": raise
-        raise ValueError(f"--model {args.model}: its model.safetensors cannot be read ({e}); save the model again") from None
+        raise ValueError(f"--model {args.model}: its model.safetensors cannot be read ({e}); "
+                         "save the model again") from None
     H = HeadIndex.from_model(model).H
     kw = dict(batch_sizes=sizes, seq_len=args.seq_len, tgt_len=args.tgt_len, warmup=args.warmup,
               repeats=args.repeats, attention=args.attention, seed=args.seed)
@@ -269,12 +289,14 @@ def cmd_import_fairseq(args) -> None:
     from headprune_nb.fairseq_adapter import import_fairseq, check_import
     from headprune_nb.heads import HeadIndex
     from headprune_nb.store import markdown_table, provenance, write_json
-    if args.check and not (args.corpus or args.as_recipe): raise ValueError("--check needs test data: pass --corpus multi30k|iwslt14")
+    if args.check and not (args.corpus or args.as_recipe):
+        raise ValueError("--check needs test data: pass --corpus multi30k|iwslt14")
     out, recipe = _import_target(args)
     corpus = args.corpus or (recipe.corpus if recipe else None)
     hf, vocab, fs = import_fairseq(args.checkpoint, out, args.data, args.trust_checkpoint, keep_old=recipe is not None)
     print(f"converted {args.checkpoint} -> {out} ({HeadIndex.from_model(hf)!r}; vocabulary {vocab!r})")
-    if recipe: print(f"{args.as_recipe} now starts from this model; reproduce into a fresh --out folder (results folders "
+    if recipe:
+        print(f"{args.as_recipe} now starts from this model; reproduce into a fresh --out folder (results folders "
                      "of earlier runs hold intermediates of the previous baseline)")
     if args.check:
         from headprune_nb.recipes import translation_data
@@ -290,7 +312,8 @@ COMMANDS = {"list": cmd_list, "reproduce": cmd_reproduce, "report": cmd_report, 
 
 _OS_HINTS = {errno.EEXIST: "a file is in the way: choose another path or remove it",
              errno.ENOTDIR: "a file is in the way where a folder is needed: choose another path",
-             errno.EISDIR: "that is a folder: give a file path", errno.EACCES: "choose a path you may write, or fix its permissions",
+             errno.EISDIR: "that is a folder: give a file path",
+             errno.EACCES: "choose a path you may write, or fix its permissions",
              errno.EPERM: "choose a path you may write, or fix its permissions", errno.EROFS: "choose a writable disk",
              errno.ENOSPC: "free some space or choose another disk", errno.ENOENT: "check the path"}
 EXPECTED = (KeyError, ValueError, TypeError, OSError, ImportError, RuntimeError)
@@ -300,7 +323,8 @@ def _error_line(e: BaseException) -> str:
     if isinstance(e, KeyError) and e.args: return str(e.args[0])
     if isinstance(e, OSError) and e.filename:
         where = f"{e.filename}" + (f" -> {e.filename2}" if e.filename2 else "")
-        return f"{where}: {e.strerror or type(e).__name__}" + (f"; {_OS_HINTS[e.errno]}" if e.errno in _OS_HINTS else "")
+        return f"{where}: {e.strerror or type(e).__name__}" + (f"; {_OS_HINTS[e.errno]}" if e.errno in _OS_HINTS
+                                                               else "")
     text = " ".join(l.strip() for l in str(e).splitlines() if l.strip())
     return text if isinstance(e, (ValueError, KeyError, FileNotFoundError)) and text else f"{type(e).__name__}: {text}"
 
@@ -311,7 +335,8 @@ def main(argv: list[str] | None = None) -> int:
     try: return COMMANDS[args.cmd](args) or 0
     except KeyboardInterrupt:
         if debug: raise
-        print(f"headprune {args.cmd}: interrupted", file=sys.stderr); return 130
+        print(f"headprune {args.cmd}: interrupted", file=sys.stderr)
+        return 130
     except Exception as e:
         if debug: raise
         expected = isinstance(e, EXPECTED) or type(e).__module__.split(".")[0] in ("safetensors", "papermill")

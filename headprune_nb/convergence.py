@@ -27,7 +27,8 @@ def settled_at(log: list[dict], final: str | None = None) -> int | None:
 
 # %% ../nbs/19_convergence.ipynb #d1f0143c
 def loss_fall(log: list[dict], steps: int | None = None) -> float | None:
-    "Fall of the least-squares line through the training loss over the last quarter, relative to its mean (None: < 3 points)."
+    """Fall of the least-squares line through the training loss over the last quarter, relative to its mean (None: < 3
+    points)."""
     col = "loss_avg" if any(r.get("loss_avg") not in (None, "") for r in log) else "loss"
     pts = [(int(r["step"]), float(r[col])) for r in log if r.get(col) not in (None, "")]
     if not pts: return None
@@ -74,12 +75,14 @@ class Decided(Condition):
 class Annealed(Condition):
     "The temperature at the last logged step is the schedule's end value."
     name, needs = "temperature", ("tau_final", "tau_end")
-    def judge(self, f): return f["tau_final"] <= f["tau_end"] * (1 + 1e-6), f"tau {f['tau_final']:.3g} (end {f['tau_end']:.3g})"
+    def judge(self, f):
+        return f["tau_final"] <= f["tau_end"] * (1 + 1e-6), f"tau {f['tau_final']:.3g} (end {f['tau_end']:.3g})"
 
 class Plateau(Condition):
     "The training loss falls by at most `PLATEAU_FALL` of its level over the last quarter."
     name, needs = "loss", ("loss_fall",)
-    def judge(self, f): return f["loss_fall"] <= PLATEAU_FALL, f"loss falls {round(f['loss_fall'], 3) + 0.0:+.1%} over the last quarter"
+    def judge(self, f):
+        return f["loss_fall"] <= PLATEAU_FALL, f"loss falls {round(f['loss_fall'], 3) + 0.0:+.1%} over the last quarter"
 
 TESTS = {**dict.fromkeys(("pass", "passconc", "lag", "voita"), (Settled(), Decided())),      # kind of run -> its test
          **dict.fromkeys(("dsp", "joint_dsp", "pipelined_dsp"), (Settled(), Annealed())),

@@ -8,9 +8,10 @@ import collections, ctypes, hashlib, importlib, importlib.util, json, math, os, 
 import sys, time, traceback
 from dataclasses import dataclass, asdict, field, replace
 from pathlib import Path
-from .runs import (RunKey, EXECUTORS, LocalExecutor, WORKER_ENV, make_one, load_record, record_path, lock_path)
-from .store import (write_json, read_json, read_csv, utc_now, lock_stale, lock_holder, open_here, run_precision,
-                                dry_note, _alive)
+from .runs import (RunKey, EXECUTORS, LocalExecutor, WORKER_ENV, make_one, load_record, record_path,
+                               lock_path)
+from .store import (write_json, read_json, read_csv, utc_now, lock_stale, lock_holder, open_here,
+                                run_precision, dry_note, _alive)
 from fastcore.basics import patch_to
 
 # %% auto #0
@@ -30,16 +31,20 @@ def _json_same(x):
 
 @dataclass(frozen=True)
 class RunSpec:
-    "How a worker rebuilds a grid's run function: `factory` ('headprune_nb.<module>:<name>') called with the JSON `args`."
+    """How a worker rebuilds a grid's run function: `factory` ('headprune_nb.<module>:<name>') called with the JSON
+    `args`."""
     factory: str
     args: dict
 
     def __post_init__(self):
         if not re.fullmatch(r"headprune_nb\.\w+:\w+", self.factory):
-            raise ValueError(f"run factory {self.factory!r}: name a class or function of headprune_nb as 'headprune_nb.<module>:<name>'")
+            raise ValueError(f"run factory {self.factory!r}: name a class or function of headprune_nb as "
+                             "'headprune_nb.<module>:<name>'")
         try: same = json.loads(json.dumps(self.args)) == _json_same(self.args)
         except (TypeError, ValueError): same = False
-        if not same: raise ValueError(f"{self.factory}: its arguments do not survive JSON unchanged (a worker could not rebuild it): {self.args!r}")
+        if not same:
+            raise ValueError(f"{self.factory}: its arguments do not survive JSON unchanged (a worker could not rebuild "
+                             f"it): {self.args!r}")
 
     def build(self):
         "The run function: `factory(**args)`, its `run` method where it has one."
@@ -49,19 +54,24 @@ class RunSpec:
 
 # %% ../nbs/18_executors.ipynb #e18c0006
 def spec_of(run) -> RunSpec:
-    "The `RunSpec` of a run function (a bound method whose object has `spec()`), or an error saying why a worker cannot run it."
+    """The `RunSpec` of a run function (a bound method whose object has `spec()`), or an error saying why a worker
+    cannot run it."""
     owner = getattr(run, "__self__", run)
     if not callable(getattr(owner, "spec", None)):
-        raise ValueError(f"{getattr(run, '__qualname__', run)!r} cannot run in a worker process: only a run function whose object "
-                         "has a spec() (a RunSpec: compare.Comparison, lottery_exp.LotteryRun) can; use the local executor")
+        raise ValueError(f"{getattr(run, '__qualname__', run)!r} cannot run in a worker process: only a run function "
+                         "whose object has a spec() (a RunSpec: compare.Comparison, lottery_exp.LotteryRun) can; use "
+                         "the local executor")
     return owner.spec()
 
 def runs_here(run, desc: str = "") -> bool:
-    "True, after one line saying so, when `run` cannot be rebuilt in a worker: the executor then runs its keys in this process."
-    try: spec_of(run); return False
+    """True, after one line saying so, when `run` cannot be rebuilt in a worker: the executor then runs its keys in this
+    process."""
+    try:
+        spec_of(run)
+        return False
     except ValueError:
-        print(f"{desc or 'grid'}: its run function ({getattr(run, '__qualname__', run)}) has no spec for a worker: its runs run here, "
-              "in this process", file=sys.stderr, flush=True)
+        print(f"{desc or 'grid'}: its run function ({getattr(run, '__qualname__', run)}) has no spec for a worker: its "
+              "runs run here, in this process", file=sys.stderr, flush=True)
         return True
 
 # %% ../nbs/18_executors.ipynb #e18c0008
@@ -76,7 +86,8 @@ class ToyRun:
     def needs(self, key: RunKey) -> list: return [replace(key, K=b) for a, b in self.after if a == key.K]
     def run(self, key: RunKey):
         from headprune_nb.runs import RunRecord
-        t0 = time.time(); time.sleep(self.seconds)
+        t0 = time.time()
+        time.sleep(self.seconds)
         if key.K in self.fail_at: raise ValueError(f"K {key.K} diverged")
         seen = dict(device=os.environ.get("CUDA_VISIBLE_DEVICES"), started=t0, ended=time.time())
         return RunRecord(key, metric=float(key.K), extra=seen)
@@ -85,7 +96,8 @@ class ToyRun:
 GRIDS = ".grids"       # <records>/.grids/<stamp>/: grid.json, the workers' logs, failed/
 
 def grid_path(folder) -> Path:
-    "The grid file of a new submission: `grid.json` in a new folder under `<folder>/.grids/` (its logs and failures beside it)."
+    """The grid file of a new submission: `grid.json` in a new folder under `<folder>/.grids/` (its logs and failures
+    beside it)."""
     stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
     return Path(folder).resolve() / GRIDS / f"{stamp}-{os.getpid()}-{time.time_ns() % 10**6}" / "grid.json"
 
@@ -94,7 +106,8 @@ def write_grid(folder, run, keys, settings: dict | None = None) -> Path:
     `grid_path`; its path."""
     spec = spec_of(run)
     settings = settings or grid_settings(spec.args.get("device"))
-    return write_json(grid_path(folder), dict(spec=asdict(spec), folder=str(Path(folder).resolve()), keys=[asdict(k) for k in keys],
+    return write_json(grid_path(folder),
+                      dict(spec=asdict(spec), folder=str(Path(folder).resolve()), keys=[asdict(k) for k in keys],
                                             settings=settings, written_utc=utc_now()))
 
 def read_grid(path) -> tuple[RunSpec, Path, list[RunKey]]:
@@ -155,15 +168,19 @@ def _refuse(grid, keys, why: str, log: str | None) -> int:
     return 1
 
 def work_keys(run, folder, keys, grid, claim: bool = False, log: str | None = None) -> int:
-    "A worker's loop: make each of `keys` with `run` into `folder`, a failure written beside the grid file `grid`; 0 if every one has its record."
-    os.environ[WORKER_ENV] = "1"; bad = 0
+    """A worker's loop: make each of `keys` with `run` into `folder`, a failure written beside the grid file `grid`; 0
+    if every one has its record."""
+    os.environ[WORKER_ENV] = "1"
+    bad = 0
     for key in keys:
         if claim and failure_path(grid, key).exists(): continue
         try:
-            if claim and load_record(folder, key) is None and not _free(folder, key): continue    # another worker makes it
+            # another worker makes it
+            if claim and load_record(folder, key) is None and not _free(folder, key): continue
             make_one(run, folder, key, said=lambda r: print(f"made {key.task}/{key.name}", flush=True), log=log)
         except Exception as e:
-            bad += 1; print(f"FAILED {key.task}/{key.name}: {type(e).__name__}: {e}", file=sys.stderr, flush=True)
+            bad += 1
+            print(f"FAILED {key.task}/{key.name}: {type(e).__name__}: {e}", file=sys.stderr, flush=True)
             write_json(failure_path(grid, key), dict(key=asdict(key), error=f"{type(e).__name__}: {e}", log=log,
                                                      traceback=traceback.format_exc(), host=os.uname().nodename))
     return 1 if bad else 0
@@ -230,10 +247,12 @@ def _mb(text) -> int:
 
 def memory(v) -> str:
     "A Slurm memory size, checked (`_mb`)."
-    _mb(v); return str(v).strip()
+    _mb(v)
+    return str(v).strip()
 
 def run_hours(path) -> dict[str, float]:
-    """{'<task>/<name>': GPU hours} of each run in a CSV with columns task, key, gpu_hours (a dry run's `run_hours.csv`);
+    """{'<task>/<name>': GPU hours} of each run in a CSV with columns task, key, gpu_hours (a dry run's
+    `run_hours.csv`);
     a dict: converted already (`runs.get_executor` converts, then the executor's own constructor)."""
     if isinstance(path, dict): return path
     try: rows = read_csv(path)
@@ -246,7 +265,9 @@ def run_hours(path) -> dict[str, float]:
 def _visible_gpus() -> list[str]:
     import torch
     n = torch.cuda.device_count()
-    if n == 0: raise ValueError("executor gpus: no GPU is visible; name devices (devices=0,1), or devices=cpu,cpu for CPU workers")
+    if n == 0:
+        raise ValueError("executor gpus: no GPU is visible; name devices (devices=0,1), or devices=cpu,cpu for CPU "
+                         "workers")
     return [str(i) for i in range(n)]
 
 def _devices(v) -> list[str]:
@@ -262,12 +283,16 @@ class _Watch:
     def __init__(self, keys, folder, grid): self.todo, self.folder, self.grid = list(keys), folder, grid
     def poll(self, gone, why):
         for key in list(self.todo):
-            if (rec := load_record(self.folder, key)) is not None: self.todo.remove(key); yield key, rec, None
+            if (rec := load_record(self.folder, key)) is not None:
+                self.todo.remove(key)
+                yield key, rec, None
             elif failure_path(self.grid, key).exists() or gone(key):
-                self.todo.remove(key); yield key, None, RuntimeError(why(key))
+                self.todo.remove(key)
+                yield key, None, RuntimeError(why(key))
 
 def _why(grid, folder, key, log) -> str:
-    "One line: why `key` has no record, and its log: the one its worker named (its failure file, or the lock a killed worker left), else `log`."
+    """One line: why `key` has no record, and its log: the one its worker named (its failure file, or the lock a killed
+    worker left), else `log`."""
     f = failure_path(grid, key)
     said = json.loads(f.read_text()) if f.exists() else {}
     held = lock_holder(lock_path(folder, key))
@@ -286,7 +311,9 @@ class Gone:
     def __call__(self, key, ended: bool) -> bool:
         p = lock_path(self.folder, key)
         if lock_holder(p).get("host") == socket.gethostname(): self.local.add(key)
-        if not ended or not _free(self.folder, key): self.since.pop(key, None); return False
+        if not ended or not _free(self.folder, key):
+            self.since.pop(key, None)
+            return False
         now = time.monotonic()
         return now - self.since.setdefault(key, now) >= (0.0 if key in self.local else self.grace)
 
@@ -299,7 +326,9 @@ class GpusExecutor:
 
     def map(self, run, keys, folder):
         "Yield (key, record or None, None or the error) as each key's record appears or its worker ends without it."
-        if runs_here(run, "gpus"): yield from LocalExecutor().map(run, keys, folder); return
+        if runs_here(run, "gpus"):
+            yield from LocalExecutor().map(run, keys, folder)
+            return
         grid, devices = write_grid(folder, run, keys), self.devices or _visible_gpus()
         procs = {}
         for i, dev in enumerate(devices):
@@ -325,7 +354,8 @@ def _cores() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 def seed_first(keys, i: int, n: int) -> list[int]:
-    "Worker `i` of `n`'s order over `keys` (indices): the keys of every n-th seed (in order of appearance, from the i-th) first, then the rest."
+    """Worker `i` of `n`'s order over `keys` (indices): the keys of every n-th seed (in order of appearance, from the
+    i-th) first, then the rest."""
     seeds = list(dict.fromkeys(k.seed for k in keys))
     mine = [j for j, k in enumerate(keys) if seeds.index(k.seed) % n == i % n]
     return mine + sorted(set(range(len(keys))) - set(mine))
@@ -335,26 +365,36 @@ def seed_first(keys, i: int, n: int) -> list[int]:
 _SIGNALS = {signal.SIGINT, signal.SIGTERM}       # blocked across a fork: none may unwind the parent's frames in a child
 
 def _die_with_parent(parent: int) -> None:
-    "Linux: this process gets SIGTERM when its parent `parent` ends (a killed kernel leaves no worker behind); elsewhere nothing."
+    """Linux: this process gets SIGTERM when its parent `parent` ends (a killed kernel leaves no worker behind);
+    elsewhere nothing."""
     try: ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)       # PR_SET_PDEATHSIG
     except (OSError, AttributeError): return
     if os.getppid() != parent: sys.exit(1)                                 # it ended before the line above
 
 def _forked_worker(run, folder, keys, grid: Path, log: Path, parent: int) -> None:
-    "A forked child's life: output to `log` (never the parent's kernel streams), `work_keys` with the inherited `run`, then `os._exit`."
+    """A forked child's life: output to `log` (never the parent's kernel streams), `work_keys` with the inherited `run`,
+    then `os._exit`."""
     code = 1
     try:
-        fd = open_here(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC); os.dup2(fd, 1); os.dup2(fd, 2); os.close(fd)
+        fd = open_here(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+        os.dup2(fd, 1)
+        os.dup2(fd, 2)
+        os.close(fd)
         sys.stdout = sys.stderr = os.fdopen(1, "w", buffering=1, closefd=False)
         _die_with_parent(parent)
-        signal.signal(signal.SIGINT, signal.default_int_handler)           # not the kernel's handlers: an interrupt or a
-        signal.signal(signal.SIGTERM, lambda *a: sys.exit(128 + 15))       # kill unwinds, and the key's lock is let go
+        # not the kernel's handlers: an interrupt or a kill unwinds, and the key's lock is let go
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGTERM, lambda *a: sys.exit(128 + 15))
         signal.pthread_sigmask(signal.SIG_UNBLOCK, _SIGNALS)               # blocked by the parent across the fork
-        if "tqdm" in sys.modules:                        # locks the parent's threads may have held at the fork (its monitor
-            import threading                             # thread refreshing a bar), and its bars: new ones, this process's own
-            from tqdm import tqdm; from tqdm.std import TqdmDefaultWriteLock
+        # locks the parent's threads may have held at the fork (its monitor thread refreshing a bar), and its bars: new
+        # ones, this process's own
+        if "tqdm" in sys.modules:
+            import threading
+            from tqdm import tqdm
+            from tqdm.std import TqdmDefaultWriteLock
             TqdmDefaultWriteLock.th_lock, TqdmDefaultWriteLock.mp_lock = threading.RLock(), None
-            tqdm.set_lock(TqdmDefaultWriteLock()); tqdm._instances.clear()
+            tqdm.set_lock(TqdmDefaultWriteLock())
+            tqdm._instances.clear()
         code = work_keys(run, folder, keys, grid, claim=True, log=str(log))
     except BaseException: traceback.print_exc()
     finally:
@@ -419,19 +459,25 @@ def _end(pids, grace: float = 5.0) -> None:
 
 @patch_to(CoresExecutor)
 def map(self, run, keys, folder):
-    "Yield (key, record or None, None or the error) as each key's record appears or its worker ends without it; `alone` keys last, here."
+    """Yield (key, record or None, None or the error) as each key's record appears or its worker ends without it;
+    `alone` keys last, here."""
     alone = getattr(getattr(run, "__self__", run), "alone", lambda k: False)
     side, last = [k for k in keys if not alone(k)], [k for k in keys if alone(k)]
     n = self.n_workers(len(side))
     if why := self.why_here(n):
         print(f"cores: {len(keys)} runs here, one after another: {why}", file=sys.stderr, flush=True)
-        yield from LocalExecutor().map(run, keys, folder); return
+        yield from LocalExecutor().map(run, keys, folder)
+        return
     grid, pids, me = grid_path(folder), {}, os.getpid()
-    sweep_grids(folder); grid.parent.mkdir(parents=True)
+    sweep_grids(folder)
+    grid.parent.mkdir(parents=True)
     # a killed submission's folder: `sweep_grids`
     write_json(grid.parent / "owner.json", dict(host=socket.gethostname(), pid=me))
-    print(f"cores: {n} workers for {len(side)} runs" + (f", then {len(last)} timed here" if last else ""), file=sys.stderr)
-    sys.stdout.flush(); sys.stderr.flush()               # nothing buffered here is written twice by a child
+    print(f"cores: {n} workers for {len(side)} runs" + (f", then {len(last)} timed here" if last else ""),
+          file=sys.stderr)
+    # nothing buffered here is written twice by a child
+    sys.stdout.flush()
+    sys.stderr.flush()
     ended, failed = set(), 0
     try:
         for i in range(n):
@@ -446,11 +492,13 @@ def map(self, run, keys, folder):
             pids[pid] = log
         watch, logs = _Watch(side, folder, grid), ", ".join(map(str, pids.values()))
         # a key another live process holds: waited for
-        left = Gone(folder); gone = lambda k: left(k, len(ended) == len(pids))
+        left = Gone(folder)
+        gone = lambda k: left(k, len(ended) == len(pids))
         while watch.todo:
             ended |= {p for p in pids if p not in ended and os.waitpid(p, os.WNOHANG)[0] == p}
             for key, rec, err in watch.poll(gone, lambda k: _why(grid, folder, k, logs)):
-                failed += err is not None; yield key, rec, err
+                failed += err is not None
+                yield key, rec, err
             if watch.todo: time.sleep(self.poll)
         if not failed: shutil.rmtree(grid.parent, ignore_errors=True)     # the logs are kept where a key failed
     finally: _end(set(pids) - ended)
@@ -468,7 +516,8 @@ def sweep_grids(folder) -> list[Path]:
         except (OSError, ValueError): continue
         pid = h.get("pid") if isinstance(h, dict) and h.get("host") == socket.gethostname() else None
         if isinstance(pid, int) and not _alive(pid) and not (own.parent / "failed").exists():
-            shutil.rmtree(own.parent, ignore_errors=True); out.append(own.parent)
+            shutil.rmtree(own.parent, ignore_errors=True)
+            out.append(own.parent)
     return out
 
 # %% ../nbs/18_executors.ipynb #e18c0017
@@ -478,7 +527,8 @@ def _stop(signum, frame):
     sys.exit(128 + signum)
 
 class GridTask:
-    "What one array task runs: `work` on the grid file, in the job's process; requeued by submitit on preemption or timeout."
+    """What one array task runs: `work` on the grid file, in the job's process; requeued by submitit on preemption or
+    timeout."""
     def __init__(self, grid: str): self.grid = str(grid)
     def __call__(self, indices, log=None):
         signal.signal(signal.SIGTERM, _stop)
@@ -575,9 +625,11 @@ def makespan(arrays, keys, hours: dict, slots: int) -> float:
     while todo or running:
         ready = [x for x in todo if all(isinstance(d, str) or left[d] == 0 for d in arrays[x[0]].after)]
         for x in ready[:max(0, slots - len(running))]:
-            todo.remove(x); heapq.heappush(running, (t + x[1], x[0]))
+            todo.remove(x)
+            heapq.heappush(running, (t + x[1], x[0]))
         if not running: raise ValueError("arrays that wait for each other: no task can start")
-        t, a = heapq.heappop(running); left[a] -= 1
+        t, a = heapq.heappop(running)
+        left[a] -= 1
     return t
 
 # %% ../nbs/18_executors.ipynb #e18c0048
@@ -649,7 +701,8 @@ class SlurmExecutor:
 
     def __init__(self, **opts):
         if importlib.util.find_spec("submitit") is None:
-            raise ImportError("executor slurm needs submitit: pip install 'headprune-nb[slurm]' (or pip install submitit)")
+            raise ImportError("executor slurm needs submitit: pip install 'headprune-nb[slurm]' (or pip install "
+                              "submitit)")
         self.opts = {k: self.OPTIONS[k](v) for k, v in opts.items()}
         for k, default in self.OWN.items(): setattr(self, k, self.opts.pop(k, default))
 
@@ -705,7 +758,9 @@ def submit(self, grid: Path, folder, arr: Array, after: list) -> dict:
 def map(self, run, keys, folder):
     """Yield (key, record or None, None or the error) as records appear or tasks end without them; progress on stderr
     (see above)."""
-    if runs_here(run, "slurm"): yield from LocalExecutor().map(run, keys, folder); return
+    if runs_here(run, "slurm"):
+        yield from LocalExecutor().map(run, keys, folder)
+        return
     folder = Path(folder).resolve()
     live = covered(queue(folder) or {})          # queued or running already; asked first: a task that ends meanwhile
     level, graph = phases(keys, needs_of(run), lambda k: load_record(folder, k) is not None)   # has its record by now

@@ -17,7 +17,8 @@ SEARCH = 1000       # how far `seeds_needed` looks past MAX_SEEDS to say how man
 
 # %% ../nbs/93b_power.ipynb #204b3909
 def rule_of(rule: str) -> tuple | None:
-    "('interval', op, threshold), ('within', None, threshold), ('vote', None, None) from a rule in words; None: no test."
+    """('interval', op, threshold), ('within', None, threshold), ('vote', None, None) from a rule in words; None: no
+    test."""
     if m := re.match(r"claim: .* ([<>]) (\S+); supported if the interval", rule): return "interval", m[1], float(m[2])
     if m := re.match(r"claim: every .* lies within \+-(\S+) \(equivalence", rule): return "within", None, float(m[1])
     if rule.startswith("per-seed check"): return "vote", None, None
@@ -28,7 +29,8 @@ def _q(level: float, df: float) -> float: return t_ppf(1 - (1 - level) / 2, df)
 
 def projected(point: float, lo: float, hi: float, seeds: int, seed_sd: float, level: float, to: int,
               shrink: float = 1.0) -> tuple:
-    "(lo, hi, se): the expected interval and standard error at `point` with `to` seeds, the examples' part times `shrink`."
+    """(lo, hi, se): the expected interval and standard error at `point` with `to` seeds, the examples' part times
+    `shrink`."""
     seed_now, seed_then = _q(level, seeds - 1) * seed_sd / math.sqrt(seeds), _q(level, to - 1) * seed_sd / math.sqrt(to)
     ex_lo, ex_hi = (shrink * math.sqrt(max(0.0, h * h - seed_now ** 2)) for h in (point - lo, hi - point))
     se = math.sqrt(seed_sd ** 2 / to + ((ex_lo + ex_hi) / 2 / _q(level, math.inf)) ** 2)
@@ -36,26 +38,31 @@ def projected(point: float, lo: float, hi: float, seeds: int, seed_sd: float, le
 
 # %% ../nbs/93b_power.ipynb #0acceddc
 def _decides(kind: str, op, c: float, point: float, lo: float, hi: float, se: float, z: float) -> bool:
-    "Whether the expected interval [lo, hi] decides with margin z * se: on the side the point lies (interval), or inside (within)."
+    """Whether the expected interval [lo, hi] decides with margin z * se: on the side the point lies (interval), or
+    inside (within)."""
     if kind == "within": return lo - z * se > -c and hi + z * se < c
     above = point > c
     return lo - z * se > c if above else hi + z * se < c        # supported or contradicted, as the point says
 
 def seeds_needed(row: dict, power: float = POWER, examples: int | None = None) -> dict:
-    "{'needs': seeds or None, 'plan': in words}: the seeds that decide `row` (a claims.csv row) with `power` at its estimate, on `examples` (default: its own)."
+    """{'needs': seeds or None, 'plan': in words}: the seeds that decide `row` (a claims.csv row) with `power` at its
+    estimate, on `examples` (default: its own)."""
     kind = rule_of(row.get("rule", "") or "")
     if kind is None: return dict(needs=None, plan="no test (exact, or a property shown)")
     if kind[0] == "vote":
         held, n = (int(x) for x in str(row["seeds_holding"]).split("/"))
         agree = held in (0, n)
         return dict(needs=max(VOTE_SEEDS, n) if agree else None,
-                    plan=f"a vote: {VOTE_SEEDS} seeds that all agree" if agree else "undecidable by seeds: its seeds disagree")
+                    plan=f"a vote: {VOTE_SEEDS} seeds that all agree" if agree else "undecidable by seeds: its seeds "
+                                                                                    "disagree")
     S, sd = int(row.get("seeds") or 1), row.get("seed_sd")
     if S < 2 or sd in (None, ""): return dict(needs=2, plan="one seed: a second one measures the seed spread first")
     args, n_ex = [float(row[k]) for k in ("point", "lo", "hi")], int(row.get("examples") or 0)
-    shrink, on = (math.sqrt(n_ex / examples), f" on {examples} examples") if examples and n_ex and examples > n_ex else (1.0, "")
+    shrink, on = ((math.sqrt(n_ex / examples), f" on {examples} examples") if examples and n_ex and examples > n_ex
+                  else (1.0, ""))
     z = _q(2 * power - 1, math.inf)                              # one-sided: z_{power}
-    go = lambda n: _decides(kind[0], kind[1], kind[2], args[0], *projected(*args, S, float(sd), float(row["level"]), n, shrink), z)
+    go = lambda n: _decides(kind[0], kind[1], kind[2], args[0],
+                            *projected(*args, S, float(sd), float(row["level"]), n, shrink), z)
     for n in range(2, SEARCH + 1):
         if go(n): return dict(needs=n, plan=f"decides at {n} seeds{on}" if n <= MAX_SEEDS else
                               f"undecidable at this scale (needs {n} seeds{on})")

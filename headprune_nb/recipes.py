@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 import torch
 from .data import (load_glue, glue_task, bucket_batches, collate_classification, collate_translation,
-                               synthetic_classification, synthetic_translation, Vocab, vocab_beside, read_lines, prepare_translation,
-                               data_dir, WordTokenizer, FULL_SIZES, FIXTURES)
+                               synthetic_classification, synthetic_translation, Vocab, vocab_beside, read_lines,
+                               prepare_translation, data_dir, WordTokenizer, FULL_SIZES, FIXTURES)
 from .store import dry_run, dry_cap, dry_note, dry_replay, dry_batches, key_lock, run_precision
 from .train import TrainConfig, train, task_loss, accuracy, translate, bleu, at_precision
 
@@ -67,8 +67,10 @@ def _cls_batches(tokenizer, examples, batch_size, max_len, shuffle):
 def cls_data(r: ClsRecipe, seed: int = 0) -> dict:
     "The recipe's examples: {'train': [...], 'eval': [...]}."
     if r.task == "synthetic":
-        return dict(train=synthetic_classification(r.train_limit or 2000, seed), eval=synthetic_classification(300, seed + 1))
-    return dict(train=load_glue(r.task, r.train_split, limit=r.train_limit, seed=seed), eval=load_glue(r.task, r.eval_split))
+        return dict(train=synthetic_classification(r.train_limit or 2000, seed),
+                    eval=synthetic_classification(300, seed + 1))
+    return dict(train=load_glue(r.task, r.train_split, limit=r.train_limit, seed=seed),
+                eval=load_glue(r.task, r.eval_split))
 
 def cls_model(r: ClsRecipe, data: dict, seed: int = 0):
     "The recipe's untrained model (pretrained encoder, fresh head) and its tokenizer."
@@ -119,12 +121,14 @@ MT_RECIPES = {
 def train_config(r, n_batches: int, seed: int = 0, device: str = "cpu") -> TrainConfig:
     "The training configuration of a recipe with `n_batches` batches per epoch: BERT's or fairseq's."
     if isinstance(r, ClsRecipe):
-        cfg = TrainConfig(epochs=r.epochs, lr=r.lr, schedule="linear", warmup_steps=int(r.warmup_ratio * r.epochs * n_batches),
-                           weight_decay=0.01, freeze=r.freeze, seed=seed, device=device, checkpoint_every=max(1, n_batches // 4))
+        cfg = TrainConfig(epochs=r.epochs, lr=r.lr, schedule="linear",
+                          warmup_steps=int(r.warmup_ratio * r.epochs * n_batches),
+                           weight_decay=0.01, freeze=r.freeze, seed=seed, device=device,
+                          checkpoint_every=max(1, n_batches // 4))
     else: cfg = TrainConfig(epochs=r.epochs, lr=r.lr, betas=(0.9, 0.98), schedule="inverse_sqrt", warmup_steps=r.warmup,
                        label_smoothing=r.label_smoothing, weight_decay=r.weight_decay, clip_norm=None, seed=seed,
                        device=device, checkpoint_every=max(1, n_batches // 2), snapshot_epochs=r.snapshot_epochs)
-    cfg = dataclasses.replace(cfg, precision=recipe_precision(r))     # the run's named precision, else the recipe's (fp32)
+    cfg = dataclasses.replace(cfg, precision=recipe_precision(r))  # the run's named precision, else the recipe's (fp32)
     return dataclasses.replace(cfg, max_steps=dry_cap(cfg.max_steps, "steps")) if dry_run() else cfg
 
 def translation_data(corpus: str, seed: int = 0) -> dict:
@@ -132,11 +136,13 @@ def translation_data(corpus: str, seed: int = 0) -> dict:
     if corpus == "synthetic":
         return {s: tuple(map(list, zip(*synthetic_translation(n, seed + i)))) for i, (s, n) in
                 enumerate((("train", 2000), ("valid", 100), ("test", 100)))}
-    if corpus not in ("multi30k", "iwslt14"): raise ValueError(f"unknown corpus {corpus!r}; known: multi30k, iwslt14, synthetic")
+    if corpus not in ("multi30k", "iwslt14"):
+        raise ValueError(f"unknown corpus {corpus!r}; known: multi30k, iwslt14, synthetic")
     root = data_dir()
     if corpus == "iwslt14" and dry_run(): return _dry_iwslt14(root)
     if root is None: raise FileNotFoundError(f"{corpus}: no data folder; set HEADPRUNE_DATA_DIR to a folder holding "
-                                             f"{'multi30k/' if corpus == 'multi30k' else 'iwslt14.tokenized.de-en/'} (see shared/data)")
+                                             f"{'multi30k/' if corpus == 'multi30k' else 'iwslt14.tokenized.de-en/'} "
+                                             "(see shared/data)")
     if corpus == "multi30k":
         raw = {ours: (root / "multi30k" / f"{theirs}.de", root / "multi30k" / f"{theirs}.en")
                for ours, theirs in (("train", "train"), ("valid", "val"), ("test", "test"))}
@@ -145,8 +151,9 @@ def translation_data(corpus: str, seed: int = 0) -> dict:
         prep = root / "iwslt14.tokenized.de-en"
         if not (prep / "train.de").exists():
             raise FileNotFoundError(f"{prep}/train.de not found (the IWSLT14 training split); prepare it from the raw "
-                                    "release with `python -c \"from headprune_nb.data import prepare_iwslt14; prepare_iwslt14("
-                                    f"'2014-01/texts/de/en/de-en', '{prep}')\"` (fairseq's prepare-iwslt14.sh recipe)")
+                                    "release with `python -c \"from headprune_nb.data import prepare_iwslt14; "
+                                    f"prepare_iwslt14('2014-01/texts/de/en/de-en', '{prep}')\"` (fairseq's "
+                                    "prepare-iwslt14.sh recipe)")
     return {s: (read_lines(prep / f"{s}.de"), read_lines(prep / f"{s}.en")) for s in ("train", "valid", "test")}
 
 def mt_model(r: MtRecipe, vocab, seed: int = 0):
@@ -164,7 +171,8 @@ def mt_batches(r: MtRecipe, data: dict, vocab, seed: int = 0):
     def batches(epoch):
         idxs = bucket_batches(lengths, max_tokens=dry_cap(r.max_tokens, "mt_max_tokens"), seed=seed * 1000 + epoch)
         return [collate_translation(vocab, [pairs[i] for i in idx]) for idx in idxs[:dry_cap(len(idxs), "mt_batches")]]
-    return dry_batches(batches, full_batches_per_epoch(r, data) if dry_run() else 0)   # a dry run: the real epoch's length
+    # a dry run: the real epoch's length
+    return dry_batches(batches, full_batches_per_epoch(r, data) if dry_run() else 0)
 
 def mt_valid_loss(data: dict, vocab, device: str = "cpu", n: int = 500):
     "Evaluation function: mean loss over the first `n` validation pairs."
@@ -178,7 +186,7 @@ def run_mt_recipe(r: MtRecipe, seed: int = 0, device: str = "cpu", out_dir=None,
                   eval_limit: int | None = None):
     "Train an Enc-Dec on `r.corpus`; returns (model, vocab, metrics) with test BLEU (beam search)."
     data = translation_data(r.corpus, seed)
-    vocab = Vocab.build(data["train"][0] + data["train"][1])      # deterministic: the same data gives the same vocabulary
+    vocab = Vocab.build(data["train"][0] + data["train"][1])  # deterministic: the same data gives the same vocabulary
     model = mt_model(r, vocab, seed)
     batches = mt_batches(r, data, vocab, seed)
     cfg = train_config(r, full_batches_per_epoch(r, data) if dry_run() else len(batches(0)), seed, device)
@@ -205,8 +213,10 @@ class Trained:
     data: dict
     run_dir: Path
     origin: str | None = None        # digest of the checkpoint an imported baseline came from (None: trained here)
-    weights: str | None = None       # digest of the cached weights (`baseline.json`): part of every joint run's folder digest
-    batches: dict = field(default_factory=dict, init=False, repr=False, compare=False)   # `task_batches` made of it, reused
+    # digest of the cached weights (`baseline.json`): part of every joint run's folder digest
+    weights: str | None = None
+    # `task_batches` made of it, reused
+    batches: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def is_translation(self) -> bool: return isinstance(self.recipe, MtRecipe)
@@ -214,13 +224,15 @@ class Trained:
 def find_recipe(profile: str, task: str):
     "The recipe of `task` in `profile`, with an error listing the known ones."
     recipes = {**CLS_RECIPES.get(profile, {}), **MT_RECIPES.get(profile, {})}
-    if task not in recipes: raise KeyError(f"no recipe {task!r} in profile {profile!r}; known: {', '.join(sorted(recipes))}")
+    if task not in recipes:
+        raise KeyError(f"no recipe {task!r} in profile {profile!r}; known: {', '.join(sorted(recipes))}")
     return recipes[task]
 
 DEFAULT_PRECISION = {}   # recipe -> its precision when a run names none (one place; tools/train_bench.py measures them)
 
 def recipe_precision(r) -> str:
-    "The precision recipe `r` trains and is scored at: the run's named one (`train.use_precision`), else `DEFAULT_PRECISION`'s, else fp32."
+    """The precision recipe `r` trains and is scored at: the run's named one (`train.use_precision`), else
+    `DEFAULT_PRECISION`'s, else fp32."""
     return run_precision(DEFAULT_PRECISION.get(r, "fp32"))
 
 def _cached_name(profile, task, seed):
@@ -253,7 +265,8 @@ def files_sha1(paths) -> str:
 def weights_digest(path) -> str:
     """12 hex digits naming the weights of the model saved in `path` by what they are: `store.tensors_digest` of every
     tensor's name, dtype, shape and bytes (safetensors orders its header, tied weights' names included, differently from
-    one save to the next, so a file's bytes would name identical weights differently); `*.bin` weights: their files' bytes.
+    one save to the next, so a file's bytes would name identical weights differently); `*.bin` weights: their files'
+    bytes.
     Recorded once in `baseline.json`: a baseline cached before keeps the digest it has."""
     from safetensors.torch import load_file
     from headprune_nb.store import tensors_digest
@@ -262,13 +275,15 @@ def weights_digest(path) -> str:
     return tensors_digest({f"{f.name}/{k}": t for f in files for k, t in load_file(f).items()})[:12]
 
 def baseline_spec(r, seed: int) -> dict:
-    "What decides a cached baseline: its recipe (as JSON reads it back), seed, and precision unless fp32 (every key built on it differs)."
+    """What decides a cached baseline: its recipe (as JSON reads it back), seed, and precision unless fp32 (every key
+    built on it differs)."""
     import dataclasses
     p = {} if (prec := recipe_precision(r)) == "fp32" else dict(precision=prec)
     return json.loads(json.dumps(dict(recipe=dataclasses.asdict(r), seed=seed, **p), default=str))
 
 def baseline_record(path, r, seed: int, new: bool = False) -> dict:
-    "`baseline.json` of the model cached in `path`, written if missing: `new`ly trained, or cached before records existed (taken as `r`'s, said on stderr)."
+    """`baseline.json` of the model cached in `path`, written if missing: `new`ly trained, or cached before records
+    existed (taken as `r`'s, said on stderr)."""
     import sys
     p = Path(path) / BASELINE
     if p.exists(): return json.loads(p.read_text())
@@ -281,10 +296,12 @@ def baseline_record(path, r, seed: int, new: bool = False) -> dict:
     return rec
 
 def _stale(path, r, seed: int) -> str | None:
-    "Why the model cached in `path` is not `r`'s trained with `seed` (None: it is, or it was imported, or there is none)."
+    """Why the model cached in `path` is not `r`'s trained with `seed` (None: it is, or it was imported, or there is
+    none)."""
     p = Path(path) / BASELINE
     if not p.exists() or imported_origin(path): return None
-    flat = lambda s: {**s.get("recipe", {}), "seed": s.get("seed"), "precision": s.get("precision", "fp32")}   # side by side
+    # side by side
+    flat = lambda s: {**s.get("recipe", {}), "seed": s.get("seed"), "precision": s.get("precision", "fp32")}
     have, want = flat(json.loads(p.read_text())), flat(baseline_spec(r, seed))
     return ", ".join(f"{k}: {have.get(k)!r} -> {v!r}" for k, v in want.items() if have.get(k) != v) or None
 
@@ -294,8 +311,10 @@ def _ready(path, r, seed: int) -> bool:
         and not _stale(path, r, seed)
 
 def trained(profile: str, task: str, seed: int = 0, device: str = "cpu", progress: bool = True) -> Trained:
-    """The trained baseline of `task`: from the cache (unless cached with another recipe: then retrained), or trained now with its recipe and cached.
-    Trained under the baseline's lock (`store.key_lock`, `<models>/<profile>/<name>.lock`): of several processes, on any node of a shared
+    """The trained baseline of `task`: from the cache (unless cached with another recipe: then retrained), or trained
+    now with its recipe and cached.
+    Trained under the baseline's lock (`store.key_lock`, `<models>/<profile>/<name>.lock`): of several processes, on any
+    node of a shared
     filesystem, that ask for one baseline at once, one trains it and the others wait, then load it."""
     path = model_dir(profile, task, seed)
     if _ready(path, find_recipe(profile, task), seed): return _trained(profile, task, seed, device, progress)
@@ -317,17 +336,21 @@ def _trained(profile: str, task: str, seed: int, device: str, progress: bool) ->
         else: model, tok, _ = run_cls_recipe(r, seed, device, out_dir=rd, progress=progress)
     else:
         data = translation_data(r.corpus, seed)
-        if cached: model, tok = load_pruned(path, device), vocab_beside(path) or Vocab.build(data["train"][0] + data["train"][1])
+        if cached:
+            model, tok = (load_pruned(path, device),
+                          vocab_beside(path) or Vocab.build(data["train"][0] + data["train"][1]))
         else: model, tok, _ = run_mt_recipe(r, seed, device, out_dir=rd, progress=progress)
-    if not cached: save_pruned(model, path, overwrite=True)   # a complete new folder: no record of the model it replaces
+    if not cached: save_pruned(model, path, overwrite=True)  # a complete new folder: no record of the model it replaces
     origin = imported_origin(path)
-    if origin: rd = rd.with_name(f"{rd.name}-imported-{origin}")   # not the old baseline's run (no snapshots of its own)
-    return Trained(task, model.to(device).eval(), tok, r, data, rd, origin, baseline_record(path, r, seed, new=not cached)["weights"])
+    if origin: rd = rd.with_name(f"{rd.name}-imported-{origin}")  # not the old baseline's run (no snapshots of its own)
+    return Trained(task, model.to(device).eval(), tok, r, data, rd, origin,
+                   baseline_record(path, r, seed, new=not cached)["weights"])
 
 ORIGIN = "origin.json"
 
 def imported_origin(path) -> str | None:
-    "Digest of the checkpoint a cached baseline was imported from (`origin.json`, written by fairseq_adapter.import_fairseq), or None."
+    """Digest of the checkpoint a cached baseline was imported from (`origin.json`, written by
+    fairseq_adapter.import_fairseq), or None."""
     p = Path(path) / ORIGIN
     return json.loads(p.read_text())["sha1"][:8] if p.exists() else None
 
@@ -343,7 +366,9 @@ def _split(t: Trained, split: str, limit: int | None, seed: int):
 
 def task_batches(t: Trained, split: str = "train", limit: int | None = None, seed: int = 0, batch_size: int = 32,
                  shuffle: int | None = None) -> list[dict]:
-    "Labelled batches of a split (a seeded random subset of `limit` examples): sorted by length, or shuffled with seed `shuffle`.\n    Made once per baseline and arguments (the last 8 kept): every pruning phase of a grid asks for the same ones."
+    """Labelled batches of a split (a seeded random subset of `limit` examples): sorted by length, or shuffled with seed
+    `shuffle`.
+    Made once per baseline and arguments (the last 8 kept): every pruning phase of a grid asks for the same ones."""
     key = (split, limit, seed, batch_size, shuffle, dry_cap(batch_size, "batch_size"))
     if key not in t.batches:
         while len(t.batches) >= 8: t.batches.pop(next(iter(t.batches)))
@@ -352,25 +377,31 @@ def task_batches(t: Trained, split: str = "train", limit: int | None = None, see
 
 def _task_batches(t: Trained, split, limit, seed, batch_size, shuffle) -> list[dict]:
     items = _split(t, split, limit, seed)
-    if not t.is_translation: return _cls_batches(t.tokenizer, items, batch_size, t.recipe.max_len, shuffle is not None)(shuffle or 0)
+    if not t.is_translation:
+        return _cls_batches(t.tokenizer, items, batch_size, t.recipe.max_len, shuffle is not None)(shuffle or 0)
     lengths = [max(len(s.split()), len(g.split())) + 1 for s, g in items]
     return [collate_translation(t.tokenizer, [items[i] for i in idx])
-            for idx in bucket_batches(lengths, dry_cap(batch_size, "batch_size"), shuffle=shuffle is not None, seed=shuffle or 0)]
+            for idx in bucket_batches(lengths, dry_cap(batch_size, "batch_size"), shuffle=shuffle is not None,
+                                      seed=shuffle or 0)]
 
 def task_metric(t: Trained, split: str = "eval", limit: int | None = None, seed: int = 0, beam: int | None = None):
     "The task's score as a function of a model: accuracy (%), or tokenised BLEU (beam search) on a split."
     if not t.is_translation:
         batches = task_batches(t, split, limit, seed, batch_size=128)
-        return _noted(t, split, limit, beam, at_precision(lambda model: 100 * accuracy(model, batches), recipe_precision(t.recipe)))
+        return _noted(t, split, limit, beam,
+                      at_precision(lambda model: 100 * accuracy(model, batches), recipe_precision(t.recipe)))
     src, ref = map(list, zip(*_split(t, split, limit, seed)))
-    return _noted(t, split, limit, beam, at_precision(lambda model: bleu(translate(model, t.tokenizer, src, beam=beam or t.recipe.beam), ref)["bleu_tok"],
-                                                      recipe_precision(t.recipe)))
+    return _noted(t, split, limit, beam,
+                  at_precision(lambda model: bleu(translate(model, t.tokenizer, src, beam=beam or t.recipe.beam),
+                                                  ref)["bleu_tok"],
+                               recipe_precision(t.recipe)))
 
 # %% ../nbs/07_recipes.ipynb #ce374acd
 import dataclasses, math
 
 def full_batches_per_epoch(r, data: dict, limit: int | None = None, batch_size: int | None = None) -> int:
-    "Batches per epoch of recipe `r` on its full training split (at most `limit` examples; `batch_size` examples per batch if given)."
+    """Batches per epoch of recipe `r` on its full training split (at most `limit` examples; `batch_size` examples per
+    batch if given)."""
     if isinstance(r, ClsRecipe):
         n = FULL_SIZES.get(r.task, {}).get(r.train_split) or len(data["train"])     # synthetic: its own size
         return math.ceil(min(n, limit or r.train_limit or n) / (batch_size or r.batch_size))
@@ -378,19 +409,22 @@ def full_batches_per_epoch(r, data: dict, limit: int | None = None, batch_size: 
     n = min(FULL_SIZES.get(r.corpus, {}).get("train") or len(pairs), limit or math.inf)
     if batch_size: return math.ceil(n / batch_size)
     lengths = [max(len(s.split()), len(t.split())) + 1 for s, t in pairs]
-    full = (lengths * math.ceil(n / len(lengths)))[:n]          # the stand-in's lengths, repeated to the real split's size
+    full = (lengths * math.ceil(n / len(lengths)))[:n]  # the stand-in's lengths, repeated to the real split's size
     return max(1, len(bucket_batches(full, max_tokens=r.max_tokens, shuffle=False)))
 
 def _mean_len(r, data) -> float:
     if isinstance(r, ClsRecipe): return float(r.max_len)      # an upper bound: every batch padded to max_len
     return sum(max(len(s.split()), len(t.split())) + 1 for s, t in zip(*data["train"])) / max(1, len(data["train"][0]))
 
-def _note_train(what: str, r, steps: int, model, train_model: bool = True, batch_size: int | None = None, data=None, run=None):
-    "Dry run: note a training phase of the real run (steps, tokens per step, model; its run folder, trained once however often asked) for the cost table."
+def _note_train(what: str, r, steps: int, model, train_model: bool = True, batch_size: int | None = None, data=None,
+                run=None):
+    """Dry run: note a training phase of the real run (steps, tokens per step, model; its run folder, trained once
+    however often asked) for the cost table."""
     if not dry_run(): return
     tokens = r.batch_size * r.max_len if isinstance(r, ClsRecipe) and not batch_size else (
         batch_size * _mean_len(r, data) if batch_size else r.max_tokens)
-    dry_note("train", what=what, model=r.model, steps=int(steps), tokens_per_step=round(tokens), train_model=train_model,
+    dry_note("train", what=what, model=r.model, steps=int(steps), tokens_per_step=round(tokens),
+             train_model=train_model,
              vocab=model.config.vocab_size, labels=getattr(model.config, "num_labels", None), run=run and str(run))
 
 def _note_eval(t: Trained, split: str, limit: int | None, beam: int | None):
@@ -413,13 +447,15 @@ def _noted(t: Trained, split: str, limit, beam, metric, kind: str = "metric"):
     return noted
 
 def _dry_iwslt14(root: Path | None) -> dict:
-    "Dry run: IWSLT14 from the prepared folder, or the fixtures; its valid split stands in for a missing training split."
+    """Dry run: IWSLT14 from the prepared folder, or the fixtures; its valid split stands in for a missing training
+    split."""
     folders = [p / "iwslt14.tokenized.de-en" for p in (root, FIXTURES) if p is not None]
     found = [p for p in folders if (p / "valid.de").exists()]
     if not found: raise FileNotFoundError(f"dry run: no IWSLT14 valid.de under {' or '.join(map(str, folders))}")
     prep = found[0]
     train = "train" if (prep / "train.de").exists() else "valid"
-    if (prep, train) != (folders[0], "train"): dry_note("data", task="iwslt14", split="train", stand_in=str(prep / f"{train}.de"))
+    if (prep, train) != (folders[0], "train"):
+        dry_note("data", task="iwslt14", split="train", stand_in=str(prep / f"{train}.de"))
     n = dry_cap(None, "eval_examples")
     data = {s: (read_lines(prep / f"{s}.de")[:n], read_lines(prep / f"{s}.en")[:n]) for s in ("valid", "test")}
     return dict(train=(read_lines(prep / f"{train}.de"), read_lines(prep / f"{train}.en")), **data)
@@ -429,11 +465,12 @@ def log_grid(lo: float, hi: float, n: int) -> list[float]:
     "`n` values from `lo` to `hi`, evenly spaced in log, to 3 significant digits (run folders are named by them)."
     return [float(f"{lo * (hi / lo) ** (i / (n - 1)):.3g}") for i in range(n)]
 
-VOITA_LAMBDAS = {     # cpu sst2: the first 11 of voita_lambda's 15-value grid, so their runs are shared with voita_lambda
+VOITA_LAMBDAS = {  # cpu sst2: the first 11 of voita_lambda's 15-value grid, so their runs are shared with voita_lambda
     "smoke": {"synthetic_cls": [0.01, 0.1], "synthetic_mt": [0.01, 0.1]},
     "cpu": {"sst2": log_grid(4e-4, 0.16, 15)[:11], "multi30k": log_grid(3e-3, 3.0, 10),
             "rte": log_grid(2e-4, 0.05, 9), "mnli_proxy": log_grid(2e-4, 0.05, 9)},
-    "full": {**{t: log_grid(1e-4, 1e-2, 21) for t in ("mnli", "qqp", "qnli", "sst2")}, "iwslt14": log_grid(1e-3, 1e-1, 11)},
+    "full": {**{t: log_grid(1e-4, 1e-2, 21) for t in ("mnli", "qqp", "qnli", "sst2")},
+             "iwslt14": log_grid(1e-3, 1e-1, 11)},
 }
 
 
@@ -441,19 +478,24 @@ VOITA_LAMBDAS = {     # cpu sst2: the first 11 of voita_lambda's 15-value grid, 
 def _joint_batch_size(base: Trained) -> int: return 128 if base.is_translation else base.recipe.batch_size
 
 def spec_digest(spec: dict) -> str:
-    "8 hex digits of sha1 over `spec` as sorted JSON: names a configuration (a run folder, what a cached score was made from)."
+    """8 hex digits of sha1 over `spec` as sorted JSON: names a configuration (a run folder, what a cached score was
+    made from)."""
     import hashlib, json
     return hashlib.sha1(json.dumps(spec, sort_keys=True, default=str).encode()).hexdigest()[:8]
 
 def digest_dir(parent, name: str, spec: dict) -> Path:
-    "`parent/<name>-<digest of spec>`: one folder per configuration, so a changed configuration never resumes an old run."
+    """`parent/<name>-<digest of spec>`: one folder per configuration, so a changed configuration never resumes an old
+    run."""
     return Path(parent) / f"{name}-{spec_digest(spec)}"
 
 def pruner_spec(pruner) -> dict:
-    """The pruner's class, every constructor argument that changes training (`HeadPruner.hparams` less the class's `EVAL_ONLY`) and the seed of its initial values (`init_seed`, set by `api.make_pruner`), for a run folder's digest.
-    A variant's class (`fidelity.Variants`) is filed as its `SPEC_NAME` (the one class its runs had before the split) with its `variant`."""
+    """The pruner's class, every constructor argument that changes training (`HeadPruner.hparams` less the class's
+    `EVAL_ONLY`) and the seed of its initial values (`init_seed`, set by `api.make_pruner`), for a run folder's
+    digest.
+    A variant's class (`fidelity.Variants`) is filed as its `SPEC_NAME` (the one class its runs had before the split)
+    with its `variant`."""
     cls, skip = type(pruner), getattr(type(pruner), "EVAL_ONLY", ())
-    name = cls.__dict__.get("SPEC_NAME")                      # the class's own: a subclass of a variant is another class
+    name = cls.__dict__.get("SPEC_NAME")  # the class's own: a subclass of a variant is another class
     hp = dict(getattr(pruner, "hparams", {}), **({"variant": cls.variant} if name else {}))
     seed = {"init_seed": pruner.init_seed} if getattr(pruner, "init_seed", None) is not None else {}
     return dict(cls=name or cls.__name__, **{k: v for k, v in hp.items() if k not in skip}, **seed)
@@ -465,8 +507,8 @@ def joint_run_dir(base: Trained, name: str, cfg: TrainConfig, train_limit, from_
     for k, default in (("start_step", 0), ("clip_gates", False), ("gate_warmup", True), ("precision", "fp32")):
         if spec[k] == default: del spec[k]                 # fields added later change no folder name at their default
     if pruner is not None: spec["pruner"] = pruner_spec(pruner)
-    if base.origin: spec["origin"] = base.origin           # an imported baseline never resumes runs of the one it replaced
-    if base.weights: spec["base"] = base.weights           # nor does a baseline trained again (another recipe, another seed)
+    if base.origin: spec["origin"] = base.origin  # an imported baseline never resumes runs of the one it replaced
+    if base.weights: spec["base"] = base.weights  # nor does a baseline trained again (another recipe, another seed)
     return digest_dir(base.run_dir.parent, name, spec)
 
 def joint_steps(base: Trained, train_limit: int | None = None, epochs: int = 1, seed: int = 0) -> int:
@@ -474,24 +516,29 @@ def joint_steps(base: Trained, train_limit: int | None = None, epochs: int = 1, 
     if dry_run(): return epochs * full_batches_per_epoch(base.recipe, base.data, train_limit, _joint_batch_size(base))
     return epochs * len(task_batches(base, "train", train_limit, seed, _joint_batch_size(base), shuffle=0))
 
-def phase_config(r, n_batches: int, epochs: int = 1, lr: float | None = None, gate_lr: float = 0.1, train_model: bool = True,
-                 from_start: bool = False, seed: int = 0, device: str = "cpu") -> TrainConfig:
-    "The recipe's configuration for a pruning phase of `epochs` x `n_batches` steps (warm-up at most a tenth of it unless from the start)."
+def phase_config(r, n_batches: int, epochs: int = 1, lr: float | None = None, gate_lr: float = 0.1,
+                 train_model: bool = True, from_start: bool = False, seed: int = 0, device: str = "cpu") -> TrainConfig:
+    """The recipe's configuration for a pruning phase of `epochs` x `n_batches` steps (warm-up at most a tenth of it
+    unless from the start)."""
     import dataclasses
     cfg = train_config(dataclasses.replace(r, epochs=epochs, lr=lr or r.lr), n_batches, seed, device)
-    if not from_start: cfg = dataclasses.replace(cfg, warmup_steps=min(cfg.warmup_steps, max(1, epochs * n_batches // 10)))
+    if not from_start:
+        cfg = dataclasses.replace(cfg, warmup_steps=min(cfg.warmup_steps, max(1, epochs * n_batches // 10)))
     return dataclasses.replace(cfg, gate_lr=gate_lr, train_model=train_model)
 
 def _phase_path(base: Trained, pruner, train_model: bool, from_start: bool) -> tuple:
     """What changes the code a pruning phase takes: the pruner's class and flags (not K, lambda or step counts), the
     architecture and its number of labels (GLUE tasks of one label count share a path), what trains, the start."""
     flags = tuple(sorted((k, v) for k, v in getattr(pruner, "hparams", {}).items() if isinstance(v, (bool, str))))
-    arch = (type(base.model).__name__, getattr(base.model.config, "num_labels", None) if not base.is_translation else None)
+    arch = (type(base.model).__name__,
+            getattr(base.model.config, "num_labels", None) if not base.is_translation else None)
     return ("joint_run", type(pruner).__name__, *arch, train_model, from_start, flags)
 
 def replay_phase(pruner, cfg: TrainConfig, n_batches: int, out_dir, device: str = "cpu") -> Path:
-    """A dry run's replay of a pruning phase whose code path trained already: no model copy, no optimizer step. The pruner's
-    gates, penalty and log row and the learning rate are evaluated at the phase's first and last real steps, into `out_dir/log.csv`."""
+    """A dry run's replay of a pruning phase whose code path trained already: no model copy, no optimizer step. The
+    pruner's
+    gates, penalty and log row and the learning rate are evaluated at the phase's first and last real steps, into
+    `out_dir/log.csv`."""
     from headprune_nb.train import lr_factor
     from headprune_nb.store import write_csv
     span, rows = cfg.epochs * n_batches, []
@@ -504,28 +551,41 @@ def replay_phase(pruner, cfg: TrainConfig, n_batches: int, out_dir, device: str 
     Path(out_dir).mkdir(parents=True, exist_ok=True)
     return write_csv(Path(out_dir) / "log.csv", rows)
 
-def joint_run(base: Trained, pruner, name: str, train_limit: int | None = None, epochs: int = 1, lr: float | None = None,
-              gate_lr: float | None = None, train_model: bool = True, from_start: bool = False, seed: int = 0, device: str = "cpu",
-              log_every: int | None = None, progress: bool = False):
-    """Train a copy of `base.model` (or of its untrained start) with `pruner` in a run folder `name-<digest>`; returns (model, folder).
-    In a dry run, a phase whose code path trained already is replayed (`replay_phase`) and returns `base.model` itself."""
+def joint_run(base: Trained, pruner, name: str, train_limit: int | None = None, epochs: int = 1,
+              lr: float | None = None,
+              gate_lr: float | None = None, train_model: bool = True, from_start: bool = False, seed: int = 0,
+              device: str = "cpu", log_every: int | None = None, progress: bool = False):
+    """Train a copy of `base.model` (or of its untrained start) with `pruner` in a run folder `name-<digest>`; returns
+    (model, folder).
+    In a dry run, a phase whose code path trained already is replayed (`replay_phase`) and returns `base.model`
+    itself."""
     import copy, dataclasses
     r = base.recipe
     batches = lambda epoch: task_batches(base, "train", train_limit, seed, _joint_batch_size(base), shuffle=epoch)
-    if dry_run(): batches = dry_batches(batches, full_batches_per_epoch(r, base.data, train_limit, _joint_batch_size(base)))
-    opts = dict(getattr(pruner, "train_options", {}))      # set by api.make_pruner: the method's gate lr and trainer options
+    if dry_run():
+        batches = dry_batches(batches, full_batches_per_epoch(r, base.data, train_limit, _joint_batch_size(base)))
+    # set by api.make_pruner: the method's gate lr and trainer options
+    opts = dict(getattr(pruner, "train_options", {}))
     gate_lr = gate_lr if gate_lr is not None else opts.pop("gate_lr", 0.1)
     opts.pop("gate_lr", None)
-    n_batches = full_batches_per_epoch(r, base.data, train_limit, _joint_batch_size(base)) if dry_run() else len(batches(0))
-    cfg = dataclasses.replace(phase_config(r, n_batches, epochs, lr, gate_lr, train_model, from_start, seed, device), **opts)
+    n_batches = (full_batches_per_epoch(r, base.data, train_limit, _joint_batch_size(base)) if dry_run()
+                 else len(batches(0)))
+    cfg = dataclasses.replace(phase_config(r, n_batches, epochs, lr, gate_lr, train_model, from_start, seed, device),
+                              **opts)
     out_dir = joint_run_dir(base, name, cfg, train_limit, from_start, pruner)
-    if dry_run(): _note_train(name, r, epochs * full_batches_per_epoch(r, base.data, train_limit, _joint_batch_size(base)), base.model,
+    if dry_run():
+        _note_train(name, r, epochs * full_batches_per_epoch(r, base.data, train_limit, _joint_batch_size(base)),
+                    base.model,
                 train_model=train_model, batch_size=_joint_batch_size(base), data=base.data, run=out_dir)
     if dry_replay(_phase_path(base, pruner, train_model, from_start)):
-        replay_phase(pruner, cfg, n_batches, out_dir, device); pruner.eval()
+        replay_phase(pruner, cfg, n_batches, out_dir, device)
+        pruner.eval()
         return base.model, out_dir
-    if from_start: model = mt_model(r, base.tokenizer, seed) if base.is_translation else cls_model(r, base.data, seed)[0]
-    else: torch.manual_seed(seed); model = copy.deepcopy(base.model)
+    if from_start:
+        model = mt_model(r, base.tokenizer, seed) if base.is_translation else cls_model(r, base.data, seed)[0]
+    else:
+        torch.manual_seed(seed)
+        model = copy.deepcopy(base.model)
     train(model, batches, cfg, pruner=pruner, out_dir=out_dir, resume=True, log_every=log_every, progress=progress)
     pruner.eval()
     return model, out_dir

@@ -8,8 +8,10 @@ import contextlib, csv, functools, io, json, os, platform, subprocess, sys, temp
 from dataclasses import dataclass, field
 from pathlib import Path
 import headprune_nb
-from .store import (umask_mode, write_atomic, write_csv, write_json, read_csv, other_tasks_rows, put_row, cached_tensor,
-                    finish_provenance, write_task_provenance, folder_lock, FolderBusy, LOCK, open_here, provenance, utc_now, machine_info,
+from .store import (umask_mode, write_atomic, write_csv, write_json, read_csv, other_tasks_rows, put_row,
+                                cached_tensor,
+                    finish_provenance, write_task_provenance, folder_lock, FolderBusy, LOCK, open_here, provenance,
+                                utc_now, machine_info,
                     markdown_table, pivot)
 from .runs import HEAD_SCANS, head_scan_path, cached_head_scan, EXECUTOR_ENV
 
@@ -45,13 +47,16 @@ EXPERIMENTS = {e.name: e for e in [
                "Li et al. 2021 Figure 4 (speed-up and size shrinkage vs heads left, 10 random masks per level)",
                ("michel2019_table4.csv", "li2021_figure4_claims.csv"),
                {"cpu": "about 15 min (907 s measured), up to 24 min when a speed-up's interval needs more pairs",
-                "full": "about 1 min on one GPU (55 s measured on an NVIDIA H200)"}, "Michel 2019 Table 4; Li 2021 Figure 4"),
+                "full": "about 1 min on one GPU (55 s measured on an NVIDIA H200)"},
+               "Michel 2019 Table 4; Li 2021 Figure 4"),
     Experiment("baselines", "baselines.ipynb",
                "Unpruned baselines every pruning table is measured against",
                "cpu: MiniLM-L6 on SST-2, RTE and an MNLI proxy (dev-matched -> dev-mismatched), small Enc-Dec on "
                "Multi30k; full: bert-base on MNLI/GLUE, transformer_iwslt_de_en on IWSLT14 (60 epochs)",
-               (), {"cpu": "about 1 h 40 min per seed (measured: SST-2 44 min, Multi30k 33 min, MNLI proxy 16 min, RTE 9 min)",
-                "full": "GPU hours: the cost line below"}, "the unpruned rows of every table: bert-base on MNLI, QQP, QNLI, SST-2, RTE; IWSLT14 BLEU"),
+               (), {"cpu": "about 1 h 40 min per seed (measured: SST-2 44 min, Multi30k 33 min, MNLI proxy 16 min, RTE "
+                           "9 min)",
+                "full": "GPU hours: the cost line below"},
+               "the unpruned rows of every table: bert-base on MNLI, QQP, QNLI, SST-2, RTE; IWSLT14 BLEU"),
     Experiment("michel2019_pruning", "michel2019_pruning.ipynb",
                "Iterative pruning by head importance",
                "Michel et al. 2019 Figure 3 (metric vs share of heads pruned by I_h and by one-head ablation), "
@@ -79,14 +84,16 @@ EXPERIMENTS = {e.name: e for e in [
                "Li et al. 2021 Table 3 / Figure 2 (metric vs heads kept, five methods), Figure 5 (speed-up and size vs "
                "metric), Figure 6 (kept heads per layer), Figure 7 (joint DSP selection dynamics), section 5 claims",
                ("li2021_table3.csv", "li2021_claims.csv"),
-               {"cpu": "about 3 h for the tables and claims over three seeds, plus about 9 h for the budget table, the cpu baselines not included",
+               {"cpu": "about 3 h for the tables and claims over three seeds, plus about 9 h for the budget table, the "
+                       "cpu baselines not included",
                 "full": "GPU hours: the cost line below"}, "Li 2021 Table 3, Figures 2, 5, 6, 7"),
     Experiment("pass2023", "pass2023.ipynb",
                "PASS and PASSCONC against DSP, LAG and Voita at K = 16, 32, 48, 64",
                "PASS 2023 Table 1 (metric at equal K), Table 2 (attention-layer speed-up of the pruned models), "
                "Tables 4-7 (per GLUE task), figure 6 (speed-up vs metric), almost-sure sparsity at the end, claims",
                ("pass2023_accuracy.csv", "pass2023_speedup.csv", "pass2023_claims.csv"),
-               {"cpu": "about 7.5 h for the tables and claims over three seeds and four tasks, plus about 3 h for the SST-2 budget table and about 2 h for the Multi30k one at 400 steps",
+               {"cpu": "about 7.5 h for the tables and claims over three seeds and four tasks, plus about 3 h for the "
+                       "SST-2 budget table and about 2 h for the Multi30k one at 400 steps",
                 "full": "GPU hours: the cost line below"}, "PASS 2023 Tables 1, 2, 4-7, Figure 6"),
     Experiment("behnke2020", "behnke2020.ipynb",
                "Losing heads in the lottery: confidence-guided iterative pruning with late resetting",
@@ -97,11 +104,13 @@ EXPERIMENTS = {e.name: e for e in [
                {"cpu": "about 2.2 h per seed, 6.5 h for the default three seeds (it trains its own models)",
                 "full": "GPU hours: the cost line below"}, "Behnke & Heafield 2020 Tables 3, 5, 7"),
     Experiment("llm_heads", "llm_heads.ipynb",
-               "Pruning query heads of a GQA LLM at equal serving cost (SmolLM2-135M): removal modes, criteria, two peers",
-               "perplexity on held-out English with every row's query heads, KV heads, KV-cache bytes a token, parameters "
-               "and a timing; removal modes at one criterion and criteria at one layout (Torch-Pruning's, LLM-Pruner's) "
-               "at equal query and KV heads, every system given the same recovery; KV-cache memory and decode speed "
-               "after a 2,048-token prompt; ten claims registered before the run (no paper: issues 39, 54)",
+               "Pruning query heads of a GQA LLM at equal serving cost (SmolLM2-135M): removal modes, criteria, two "
+               "peers",
+               "perplexity on held-out English with every row's query heads, KV heads, KV-cache bytes a token, "
+               "parameters and a timing; removal modes at one criterion and criteria at one layout (Torch-Pruning's, "
+               "LLM-Pruner's) at equal query and KV heads, every system given the same recovery; KV-cache memory and "
+               "decode speed after a 2,048-token prompt; ten claims registered before the run (no paper: issues 39, "
+               "54)",
                (), {"cpu": "about 1.6 CPU hours (SmolLM2-135M): 97 grid rows of about 1 CPU minute each (measured "
                            "2026-12-05; 206-418 s wall a row on a loaded 2-core machine), then a payoff phase of a few "
                            "CPU minutes; it needs the llm extra"},
@@ -112,7 +121,8 @@ EXPERIMENTS = {e.name: e for e in [
 def get_experiment(name: str, profile: str | None = None) -> Experiment:
     "Look up an experiment (and check the profile), with an error that lists what exists."
     if name not in EXPERIMENTS:
-        raise KeyError(f"unknown experiment {name!r}; available: {', '.join(sorted(EXPERIMENTS))} (see `headprune list`)")
+        raise KeyError(f"unknown experiment {name!r}; available: {', '.join(sorted(EXPERIMENTS))} (see `headprune "
+                       "list`)")
     if profile is not None and profile not in PROFILES:
         raise ValueError(f"unknown profile {profile!r}; choose one of {', '.join(PROFILES)}")
     exp = EXPERIMENTS[name]
@@ -125,16 +135,18 @@ INSTALLED = Path(headprune_nb.__file__).resolve().parent / "_reproduce"
 USER_RESULTS = "headprune-results"          # your runs, under the current folder
 
 def reproduce_dir() -> Path:
-    "The folder holding the reproduction notebooks and published tables: $HEADPRUNE_REPRODUCE_DIR, the checkout's, or the wheel's."
+    """The folder holding the reproduction notebooks and published tables: $HEADPRUNE_REPRODUCE_DIR, the checkout's, or
+    the wheel's."""
     env = os.environ.get("HEADPRUNE_REPRODUCE_DIR")
     candidates = [Path(env)] if env else [Path(headprune_nb.__file__).resolve().parent.parent / "reproduce", INSTALLED]
     for d in candidates:
         if (d / "published").is_dir(): return d
-    raise FileNotFoundError(f"no reproduction notebooks at {' or '.join(map(str, candidates))}: set HEADPRUNE_REPRODUCE_DIR "
-                            "to the reproduce/ folder of a headprune-nb checkout")
+    raise FileNotFoundError(f"no reproduction notebooks at {' or '.join(map(str, candidates))}: set "
+                            "HEADPRUNE_REPRODUCE_DIR to the reproduce/ folder of a headprune-nb checkout")
 
 def results_dir(name: str, profile: str) -> Path:
-    "Default output folder of your run of one experiment: ./headprune-results/<profile>/<name> (never the committed results)."
+    """Default output folder of your run of one experiment: ./headprune-results/<profile>/<name> (never the committed
+    results)."""
     return Path.cwd() / USER_RESULTS / profile / name
 
 def committed_dir(name: str, profile: str) -> Path:
@@ -142,10 +154,12 @@ def committed_dir(name: str, profile: str) -> Path:
     return reproduce_dir() / "results" / profile / name
 
 # %% ../nbs/90_reproduce.ipynb #37643577
-SMOKE_TIMES = "smoke_times.csv"    # reproduce/smoke_times.csv: every smoke run timed from a cold cache (tools/smoke_times.py)
+# reproduce/smoke_times.csv: every smoke run timed from a cold cache (tools/smoke_times.py)
+SMOKE_TIMES = "smoke_times.csv"
 
 def runtime_of(name: str, path=None) -> dict[str, str]:
-    "Each profile's time for `name` in one line: smoke as measured in `smoke_times.csv`, cpu and full from the registry."
+    """Each profile's time for `name` in one line: smoke as measured in `smoke_times.csv`, cpu and full from the
+    registry."""
     p = Path(path) if path else reproduce_dir() / SMOKE_TIMES
     row = next((r for r in (read_csv(p) if p.exists() else []) if r["experiment"] == name), None)
     smoke = "not measured yet (python tools/smoke_times.py)" if row is None else (
@@ -165,11 +179,12 @@ def parse_param(text: str) -> tuple[str, object]:
     if re.fullmatch(r"\s*[+-]?\d[\d_]*\s*", value):            # an integer Python will not read: too many digits
         raise ValueError(f"--param {key.strip()}: a number of {len(value.strip())} digits is too large")
     if re.fullmatch(r"[\w.:/@+~-]*", value): return key.strip(), value     # a bare word: a string (device=cuda)
-    raise ValueError(f"--param {key.strip()}={value}: not a Python literal; write lists as [1,2], strings with spaces or "
-                     "brackets in quotes ('a b')")
+    raise ValueError(f"--param {key.strip()}={value}: not a Python literal; write lists as [1,2], strings with spaces "
+                     "or brackets in quotes ('a b')")
 
 def _keep_executed(tmp, path) -> None:
-    "Move the notebook papermill executed into `tmp` to `path` (`write_atomic`: a link at `path` is replaced, its target untouched), recording `path` as its output."
+    """Move the notebook papermill executed into `tmp` to `path` (`write_atomic`: a link at `path` is replaced, its
+    target untouched), recording `path` as its output."""
     import nbformat
     try:
         if not os.path.getsize(tmp): return                  # stopped before papermill wrote it
@@ -177,7 +192,10 @@ def _keep_executed(tmp, path) -> None:
         if "papermill" in nb.metadata: nb.metadata.papermill["output_path"] = str(path)
         text = nbformat.writes(nb)
         write_atomic(path, text if text.endswith("\n") else text + "\n")
-    except Exception: umask_mode(tmp); os.replace(tmp, path)    # cut short: kept as it is (a rename never follows a link)
+    # cut short: kept as it is (a rename never follows a link)
+    except Exception:
+        umask_mode(tmp)
+        os.replace(tmp, path)
     finally: Path(tmp).unlink(missing_ok=True)
 
 def run_experiment(name: str, profile: str = "smoke", params: dict | None = None, out_dir=None,
@@ -206,13 +224,16 @@ def run_experiment(name: str, profile: str = "smoke", params: dict | None = None
             history = run_history(out)                  # what complete.json said of the runs before: kept
             write_json(out / RUN_PARAMS, dict(profile=profile, params=params or {}, history=history))
             unfinish(out)                               # a re-run is unfinished until it finishes
-            for dead in out.glob(f".{Path(exp.notebook).stem}-*.ipynb"): dead.unlink()   # a killed run's (we hold the lock)
-            fd, executed = tempfile.mkstemp(prefix=f".{Path(exp.notebook).stem}-", suffix=".ipynb", dir=out); os.close(fd)
-            try:                                        # written beside, renamed over its path: never through a link there
+            # a killed run's (we hold the lock)
+            for dead in out.glob(f".{Path(exp.notebook).stem}-*.ipynb"): dead.unlink()
+            fd, executed = tempfile.mkstemp(prefix=f".{Path(exp.notebook).stem}-", suffix=".ipynb", dir=out)
+            os.close(fd)
+            try:  # written beside, renamed over its path: never through a link there
                 with quiet_kernel(profile):
                     pm.execute_notebook(str(nb), executed, parameters=parameters, kernel_name="python3",
                                         progress_bar=progress, cwd=str(nb.parent), extra_arguments=KERNEL_ARGS,
-                                        shutdown_kernel="immediate",    # killed, not asked: an interrupted kernel prints no ZMQError
+                                        # killed, not asked: an interrupted kernel prints no ZMQError
+                                        shutdown_kernel="immediate",
                                         **live_output(progress))
             finally: _keep_executed(executed, out / exp.notebook)
             write_json(out / COMPLETE, dict(name=name, profile=profile, params=params or {},
@@ -232,11 +253,13 @@ KERNEL_ENV = {"KINETO_LOG_LEVEL": "6",              # no "USDT ... profiler_star
               "PYTHONWARNINGS": "ignore:IProgress not found"}   # tqdm.auto falls back to text bars: fine
 
 PROFILE_ENV = {"smoke": {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",      # tiny models: one thread (see below),
-                         EXECUTOR_ENV: json.dumps(dict(name="cores", opts={}))}}   # and a worker per core (executors.CoresExecutor)
+                         # and a worker per core (executors.CoresExecutor)
+                         EXECUTOR_ENV: json.dumps(dict(name="cores", opts={}))}}
 
 @contextmanager
 def quiet_kernel(profile: str | None = None):
-    "Set `KERNEL_ENV` and `profile`'s `PROFILE_ENV` (each unless already set) for the kernels started inside, then restore the environment."
+    """Set `KERNEL_ENV` and `profile`'s `PROFILE_ENV` (each unless already set) for the kernels started inside, then
+    restore the environment."""
     added = {k: v for k, v in (KERNEL_ENV | PROFILE_ENV.get(profile, {})).items() if k not in os.environ}
     os.environ.update(added)
     try: yield
@@ -253,7 +276,9 @@ _TYPES = {"int": (int,), "float": (int, float), "str": (str,), "bool": (bool,), 
           "tuple": (list, tuple), "dict": (dict,), "None": (type(None),)}
 
 def notebook_params(name: str) -> dict[str, dict]:
-    "An experiment's notebook parameters, from its cell tagged `parameters`: name -> {default, inferred_type_name, help} (papermill's keys, read with `ast`: papermill 2.7 reads only annotations of names, brackets and commas, so the notebooks write `Optional[list[float]]`, never `list[float] | None`)."
+    """An experiment's notebook parameters, from its cell tagged `parameters`: name -> {default, inferred_type_name,
+    help} (papermill's keys, read with `ast`: papermill 2.7 reads only annotations of names, brackets and commas, so
+    the notebooks write `Optional[list[float]]`, never `list[float] | None`)."""
     import ast
     nb = json.loads((reproduce_dir() / get_experiment(name).notebook).read_text())
     src = "".join(next(c for c in nb["cells"] if "parameters" in c.get("metadata", {}).get("tags", []))["source"])
@@ -262,12 +287,14 @@ def notebook_params(name: str) -> dict[str, dict]:
         target = n.target if isinstance(n, ast.AnnAssign) else n.targets[0] if isinstance(n, ast.Assign) else None
         if not isinstance(target, ast.Name) or n.value is None: continue
         rest = lines[n.end_lineno - 1][n.end_col_offset:].strip()
-        out[target.id] = dict(name=target.id, default=ast.get_source_segment(src, n.value), help=rest.lstrip("#").strip(),
+        out[target.id] = dict(name=target.id, default=ast.get_source_segment(src, n.value),
+                              help=rest.lstrip("#").strip(),
                               inferred_type_name=ast.unparse(n.annotation) if isinstance(n, ast.AnnAssign) else "None")
     return out
 
 def _default(spec: dict):
-    "A parameter's default (papermill gives its source text): the literal's value, or the text itself when it is not a literal."
+    """A parameter's default (papermill gives its source text): the literal's value, or the text itself when it is not a
+    literal."""
     import ast
     text = spec.get("default") or "None"
     try: return ast.literal_eval(text)
@@ -276,7 +303,8 @@ def _default(spec: dict):
 LIMITS = dict(depth=4, items=10_000, int_bits=63)      # a --param value: nesting, items per list or dict, integer size
 
 def declared(spec: dict) -> str | None:
-    "The type a parameter takes: its annotation (`lambdas: Optional[list[float]] = None`), else its literal default's type; None: neither."
+    """The type a parameter takes: its annotation (`lambdas: Optional[list[float]] = None`), else its literal default's
+    type; None: neither."""
     ann = spec.get("inferred_type_name") or "None"
     if ann != "None": return ann
     default = _default(spec)
@@ -284,7 +312,8 @@ def declared(spec: dict) -> str | None:
     return type(default).__name__
 
 def fits(value, ann: str) -> bool:
-    "Does `value` fit annotation `ann`: int, float, str, bool, None, list[X], tuple[X, ...], dict[K, V], X | Y, Optional[X], Union[X, Y] (other names: anything)?"
+    """Does `value` fit annotation `ann`: int, float, str, bool, None, list[X], tuple[X, ...], dict[K, V], X | Y,
+    Optional[X], Union[X, Y] (other names: anything)?"""
     import ast
     def ok(v, n):
         if isinstance(n, ast.BinOp): return ok(v, n.left) or ok(v, n.right)
@@ -296,20 +325,22 @@ def fits(value, ann: str) -> bool:
             args = n.slice.elts if isinstance(n.slice, ast.Tuple) else [n.slice]
             if not ok(v, n.value): return False
             pairs = v.items() if isinstance(v, dict) else ((None, x) for x in v)
-            return all((k is None or ok(k, args[0])) and ok(x, args[-1] if isinstance(v, dict) else args[0]) for k, x in pairs)
+            return all((k is None or ok(k, args[0])) and ok(x, args[-1] if isinstance(v, dict) else args[0])
+                       for k, x in pairs)
         t = _TYPES.get(getattr(n, "id", None))
         return t is None or isinstance(v, t) and not (isinstance(v, bool) and bool not in t)
     return ok(value, ast.parse(ann, mode="eval").body)
 
 def _check_size(k: str, v, depth: int = 0) -> None:
     "Refuse a value past `LIMITS`: nested too deep, too many items, an integer too large for any count or seed."
-    if depth > LIMITS["depth"]: raise ValueError(f"--param {k}: nested more than {LIMITS['depth']} levels deep; no parameter takes that")
+    if depth > LIMITS["depth"]:
+        raise ValueError(f"--param {k}: nested more than {LIMITS['depth']} levels deep; no parameter takes that")
     if isinstance(v, (list, tuple, dict)):
         if len(v) > LIMITS["items"]: raise ValueError(f"--param {k}: {len(v)} items; at most {LIMITS['items']:,}")
         for x in (list(v) + list(v.values()) if isinstance(v, dict) else v): _check_size(k, x, depth + 1)
     elif isinstance(v, int) and v.bit_length() > LIMITS["int_bits"]:
-        raise ValueError(f"--param {k}: a number of {len(str(abs(v))) if v.bit_length() < 14000 else 'thousands of'} digits "
-                         f"is too large (at most {2**LIMITS['int_bits'] - 1:,})")
+        raise ValueError(f"--param {k}: a number of {len(str(abs(v))) if v.bit_length() < 14000 else 'thousands of'} "
+                         f"digits is too large (at most {2**LIMITS['int_bits'] - 1:,})")
 
 def check_params(name: str, params: dict) -> None:
     "Refuse overrides the notebook of `name` has no parameter for, or whose value does not fit its type."
@@ -322,7 +353,8 @@ def check_params(name: str, params: dict) -> None:
         _check_size(k, v)
         ann = declared(spec[k])
         if v is None or ann is None or fits(v, ann): continue
-        want = ann if spec[k].get("inferred_type_name", "None") != "None" else f"{ann} like the default {spec[k]['default']}"
+        want = (ann if spec[k].get("inferred_type_name", "None") != "None"
+                else f"{ann} like the default {spec[k]['default']}")
         raise ValueError(f"--param {k}={_short_repr(v)}: {name} expects {want}")
 
 def _short_repr(v, n: int = 60) -> str:
@@ -333,7 +365,8 @@ def _short_repr(v, n: int = 60) -> str:
 COMPLETE = "complete.json"
 
 def marker(path) -> dict | None:
-    "A marker file (`complete.json`, `.headprune-params.json`) read as input: None if absent; damaged (not JSON, not an object, params not an object): a ValueError naming it and the fix."
+    """A marker file (`complete.json`, `.headprune-params.json`) read as input: None if absent; damaged (not JSON, not
+    an object, params not an object): a ValueError naming it and the fix."""
     from headprune_nb.store import read_json
     fix = f"pass --fresh to set that folder's run aside and start afresh, or choose another --out"
     m = read_json(path, kind=dict, fix=fix)
@@ -342,7 +375,8 @@ def marker(path) -> dict | None:
     return m
 
 def finished(out) -> dict | None:
-    "What `complete.json` in `out` says about the run that finished there (None: no finished run; damaged: `marker`'s error). The one definition."
+    """What `complete.json` in `out` says about the run that finished there (None: no finished run; damaged: `marker`'s
+    error). The one definition."""
     return marker(Path(out) / COMPLETE)
 
 def unfinish(out) -> None:
@@ -354,14 +388,17 @@ def unfinish(out) -> None:
         try: p = json.loads(prov.read_text())
         except ValueError: return
         if "finished_utc" in p:
-            write_json(prov, dict({k: v for k, v in p.items() if k not in ("finished_utc", "wall_seconds")}, unfinished=True))
+            write_json(prov,
+                       dict({k: v for k, v in p.items() if k not in ("finished_utc", "wall_seconds")}, unfinished=True))
 
 PREVIOUS, FRESH = ".previous", ".headprune-fresh"
 
 def set_aside(out) -> Path | None:
-    "Start afresh in `out` (marked by `FRESH` until the run finishes): earlier files move to `<out>.previous` (replacing an older one), unless they are an unfinished fresh run's, which resumes."
+    """Start afresh in `out` (marked by `FRESH` until the run finishes): earlier files move to `<out>.previous`
+    (replacing an older one), unless they are an unfinished fresh run's, which resumes."""
     import shutil
-    out = Path(out); out.mkdir(parents=True, exist_ok=True)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
     files = [f for f in out.iterdir() if f.name not in (LOCK, FRESH)]
     aside = None
     try: done = finished(out) is not None
@@ -376,18 +413,20 @@ def set_aside(out) -> Path | None:
     return aside
 
 RUN_PARAMS = ".headprune-params.json"     # the profile and parameters of a run, until it finishes (then: complete.json)
-ADDITIVE = ("tasks", "cls_tasks", "mt_tasks", "ks", "methods", "lambdas", "seeds", "budgets", "budget_ks", "budget_seeds",
+ADDITIVE = ("tasks", "cls_tasks", "mt_tasks", "ks", "methods", "lambdas", "seeds", "budgets", "budget_ks",
+            "budget_seeds",
             "budget_tasks", "rounds", "converge_at", "reinit_at", "bench", "device",   # more of these extend a run
             "max_rows")                                           # llm_heads: its grid made in parts, each resuming
 
 def params_clash(out, name: str, profile: str, params: dict) -> str | None:
-    "How `profile` and `params` differ from those of the run whose files are in `out`, outside `ADDITIVE` (None: they do not, or no run is there)."
+    """How `profile` and `params` differ from those of the run whose files are in `out`, outside `ADDITIVE` (None: they
+    do not, or no run is there)."""
     out = Path(out)
     prev = marker(out / RUN_PARAMS) or finished(out)          # damaged: an error, never a skipped check
     if prev is None: return None
     if prev.get("profile", profile) != profile: return f"profile: {prev['profile']!r} -> {profile!r}"
     defaults = {k: _default(s) for k, s in notebook_params(name).items() if k not in RESERVED}
-    plain = lambda d: json.loads(json.dumps({**defaults, **d}, default=str))       # tuples as lists, as JSON reads them back
+    plain = lambda d: json.loads(json.dumps({**defaults, **d}, default=str))  # tuples as lists, as JSON reads them back
     have, want = plain(prev.get("params") or {}), plain(params)
     diff = [f"{k}: {have.get(k)!r} -> {want.get(k)!r}" for k in sorted(set(have) | set(want))
             if k not in ADDITIVE and have.get(k) != want.get(k)]
@@ -401,7 +440,8 @@ def is_complete(out, profile: str, params: dict | None = None) -> bool:
 
 def run_all(profile: str, params: dict | None = None, out_root=None, force: bool = False, progress: bool = True,
             command: str | None = None) -> dict[str, str]:
-    "Run every experiment of `profile` (baselines first), skipping complete ones; returns {name: 'done'|'skipped'|'failed: ...'}."
+    """Run every experiment of `profile` (baselines first), skipping complete ones; returns {name:
+    'done'|'skipped'|'failed: ...'}."""
     from tqdm.auto import tqdm
     get_experiment("baselines", profile)
     names = ["baselines"] + [n for n in EXPERIMENTS if n != "baselines"]
@@ -410,8 +450,12 @@ def run_all(profile: str, params: dict | None = None, out_root=None, force: bool
     for name in bar:
         bar.set_postfix_str(name)
         out = Path(out_root) / name if out_root else results_dir(name, profile)
-        if profile not in EXPERIMENTS[name].profiles: status[name] = f"skipped (no {profile} profile)"; continue
-        if not force and is_complete(out, profile, params): status[name] = "skipped (complete)"; continue
+        if profile not in EXPERIMENTS[name].profiles:
+            status[name] = f"skipped (no {profile} profile)"
+            continue
+        if not force and is_complete(out, profile, params):
+            status[name] = "skipped (complete)"
+            continue
         try:
             with experiment_executor(name, profile):
                 run_experiment(name, profile, params, out, command=command, progress=progress, fresh=force)
@@ -433,7 +477,8 @@ def failed_line(e: BaseException) -> str:
 
 # %% ../nbs/90_reproduce.ipynb #3001a68c
 def run_history(out) -> dict:
-    "The `note` and `runs` a re-run of folder `out` carries into its complete.json: the finished run's, plus that run itself; an interrupted re-run's from RUN_PARAMS."
+    """The `note` and `runs` a re-run of folder `out` carries into its complete.json: the finished run's, plus that run
+    itself; an interrupted re-run's from RUN_PARAMS."""
     out = Path(out)
     try: prev, pending = finished(out), marker(out / RUN_PARAMS)
     except ValueError: return {}                        # damaged: checked and reported where the run starts
@@ -443,7 +488,8 @@ def run_history(out) -> dict:
 
 # %% ../nbs/90_reproduce.ipynb #0898f22b
 GPU_ASSUMPTION = dict(gpu="one NVIDIA A100 80GB", tflops=15.0,
-                      note="15 TFLOP/s sustained in fp32 (the library trains in fp32, without AMP/TF32; A100 peak fp32 is 19.5)")
+                      note="15 TFLOP/s sustained in fp32 (the library trains in fp32, without AMP/TF32; A100 peak fp32 "
+                           "is 19.5)")
 COST_FILE = "full_cost.csv"
 
 def dry_run_root() -> Path:
@@ -474,8 +520,8 @@ def dry_run_experiment(name: str, params: dict | None = None, out_dir=None, comm
     old = {k: os.environ.get(k) for k in env}
     os.environ.update(env)
     try:
-        run_experiment(name, "full", params, out, command=command or f"headprune reproduce {name} --profile full --dry-run",
-                       progress=progress)
+        run_experiment(name, "full", params, out,
+                       command=command or f"headprune reproduce {name} --profile full --dry-run", progress=progress)
     finally:
         for k, v in old.items():
             if v is None: os.environ.pop(k, None)
@@ -501,7 +547,7 @@ def _model_measures(model: str, vocab: int | None, labels: int | None, seq: int 
     "Forward FLOPs per token, activation bytes saved for backward per token, and parameters of a named architecture."
     return dict(_measured(model, vocab, labels, seq))
 
-@functools.lru_cache(maxsize=None)        # a dry run of every experiment measures the same few architectures again and again
+@functools.lru_cache(maxsize=None)  # a dry run of every experiment measures the same few architectures again and again
 def _measured(model, vocab, labels, seq):
     import torch
     from headprune_nb.models import ARCHITECTURES, ENCDEC_SHAPES, encdec_config
@@ -523,7 +569,9 @@ def _measured(model, vocab, labels, seq):
     with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t): m(**batch, labels=labels_).loss.backward()
     return dict(flops_per_token=flops, activation_bytes_per_token=sum(saved.values()) / seq, params=n_params(m))
 
-EVAL_BATCH = 32      # evaluation's peak memory: the weights and the activations of this many examples (an upper bound: inference keeps none for backward)
+# evaluation's peak memory: the weights and the activations of this many examples (an upper bound: inference keeps none
+# for backward)
+EVAL_BATCH = 32
 
 def _costs(notes: list[dict]):
     """Each training or evaluation note of a dry run with what it costs: (index, note, training FLOPs, evaluation FLOPs,
@@ -579,7 +627,8 @@ def key_hours(notes: list[dict]) -> dict[str, float]:
 CLUSTER_GPUS = (1, 8, 64)
 
 def wall_hours(gpu_hours: float, largest: float, runs: int, gpus: int) -> float:
-    "Wall-clock hours of a grid of `runs` runs, `gpu_hours` in all, the largest `largest`, on `gpus` GPUs (one run per GPU at a time): never less than its largest run, nor than its hours shared by the GPUs it can keep busy."
+    """Wall-clock hours of a grid of `runs` runs, `gpu_hours` in all, the largest `largest`, on `gpus` GPUs (one run per
+    GPU at a time): never less than its largest run, nor than its hours shared by the GPUs it can keep busy."""
     return max(largest, gpu_hours / max(1, min(gpus, runs)))
 
 def cost_row(cost: dict) -> dict:
@@ -592,13 +641,15 @@ def cost_row(cost: dict) -> dict:
         wall = {k: round(v, 1) for k, v in wall.items()}
     else: wall = {}
     return dict(name=cost["name"], train_steps=cost["train_steps"], eval_examples=cost["eval_examples"],
-                pflops=round((cost["train_flops"] + cost["eval_flops"]) / 1e15, 1), gpu_hours=round(cost["gpu_hours"], 1), **wall,
+                pflops=round((cost["train_flops"] + cost["eval_flops"]) / 1e15, 1),
+                gpu_hours=round(cost["gpu_hours"], 1), **wall,
                 peak_memory_gib=round(cost["peak_memory_gib"], 1), models=" ".join(cost["models"]),
                 reproduces=EXPERIMENTS[cost["name"]].reproduces)
 
 def dry_run_all(params: dict | None = None, out_root=None, progress: bool = True, command: str | None = None,
                 cost_file=None) -> dict[str, str]:
-    "Dry run of every experiment (baselines first, one shared scratch cache); writes the cost table `cost_file` (default: out_root/full_cost.csv)."
+    """Dry run of every experiment (baselines first, one shared scratch cache); writes the cost table `cost_file`
+    (default: out_root/full_cost.csv)."""
     import shutil
     root = Path(out_root) if out_root else dry_run_root()
     shutil.rmtree(root / ".dry-run-cache", ignore_errors=True)      # one fresh cache shared by this run's experiments
@@ -606,7 +657,8 @@ def dry_run_all(params: dict | None = None, out_root=None, progress: bool = True
     status, rows = {}, []
     for name in names:
         try:
-            out = dry_run_experiment(name, params, root / name, command=command, progress=progress, cache=root / ".dry-run-cache")
+            out = dry_run_experiment(name, params, root / name, command=command, progress=progress,
+                                     cache=root / ".dry-run-cache")
             rows.append(cost_row(json.loads((out / "full_cost.json").read_text())))
             status[name] = "done"
         except Exception as e: status[name] = failed_line(e)
@@ -614,19 +666,23 @@ def dry_run_all(params: dict | None = None, out_root=None, progress: bool = True
     return status
 
 def cost_table(path=None) -> list[dict]:
-    "The committed full-run cost table (reproduce/full_cost.csv, written by a dry run of every experiment); [] if absent."
+    """The committed full-run cost table (reproduce/full_cost.csv, written by a dry run of every experiment); [] if
+    absent."""
     p = Path(path) if path else reproduce_dir() / COST_FILE
     return read_csv(p) if p.exists() else []
 
 def cost_line(name: str, profile: str | None = None, path=None) -> str:
-    "One line saying what a run of `name` costs in `profile`: smoke and cpu as measured (the registry), full from the cost table."
+    """One line saying what a run of `name` costs in `profile`: smoke and cpu as measured (the registry), full from the
+    cost table."""
     if profile in ("smoke", "cpu"):
         return f"{profile} run: {runtime_of(name)[profile]}, on 2 CPU cores (other work on the machine makes it longer)"
-    if "full" not in EXPERIMENTS[name].profiles: return f"full run: none ({name} has only the {' and '.join(EXPERIMENTS[name].profiles)} profiles)"
+    if "full" not in EXPERIMENTS[name].profiles:
+        return f"full run: none ({name} has only the {' and '.join(EXPERIMENTS[name].profiles)} profiles)"
     row = next((r for r in cost_table(path) if r["name"] == name), None)
     if row is None: return "full run cost: not estimated yet (run `headprune reproduce --all --profile full --dry-run`)"
     if not row["train_steps"] and not row["eval_examples"]:       # michel2019_speed: it only times forward passes
-        return f"full run: no training or evaluation, only timed forward passes: {EXPERIMENTS[name].runtime.get('full', 'not estimated')}"
+        return ("full run: no training or evaluation, only timed forward passes: "
+                f"{EXPERIMENTS[name].runtime.get('full', 'not estimated')}")
     return (f"full run: {row['train_steps']:,} training steps, {row['eval_examples']:,} evaluation examples, "
             f"{row['pflops']:,} PFLOP, about {row['gpu_hours']:,} GPU hours on {GPU_ASSUMPTION['gpu']} at "
             f"{GPU_ASSUMPTION['tflops']:g} TFLOP/s, peak memory about {row['peak_memory_gib']} GiB")

@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import torch
 from tqdm.auto import tqdm
-from .store import (write_json, utc_now, _git_commit, machine_info, cached_tensor, folder_lock, key_lock, dry_note,
-                                dry_run)
+from .store import (write_json, utc_now, _git_commit, machine_info, cached_tensor, folder_lock, key_lock,
+                                dry_note, dry_run)
 
 # %% auto #0
 __all__ = ['SAMPLE_MAX_BYTES', 'SEEDS', 'BUDGETS', 'RECORD_MAX_BYTES', 'EXECUTORS', 'EXECUTOR_ENV', 'WORKER_ENV', 'HEAD_SCANS',
@@ -26,23 +26,26 @@ __all__ = ['SAMPLE_MAX_BYTES', 'SEEDS', 'BUDGETS', 'RECORD_MAX_BYTES', 'EXECUTOR
 
 # %% ../nbs/17_runs.ipynb #10eded8e
 def ngram_stats(hyp: str, ref: str, order: int = 4) -> list[int]:
-    "Sufficient statistics of one sentence pair (whitespace tokens): [|h|, |r|, matched n-grams 1..order, hypothesis n-grams 1..order]."
+    """Sufficient statistics of one sentence pair (whitespace tokens): [|h|, |r|, matched n-grams 1..order, hypothesis
+    n-grams 1..order]."""
     h, r = hyp.split(), ref.split()
     matched, total = [], []
     for n in range(1, order + 1):
         hc = Counter(tuple(h[i:i + n]) for i in range(len(h) - n + 1))
         rc = Counter(tuple(r[i:i + n]) for i in range(len(r) - n + 1))
-        total.append(sum(hc.values())); matched.append(sum(min(c, rc[g]) for g, c in hc.items()))
+        total.append(sum(hc.values()))
+        matched.append(sum(min(c, rc[g]) for g, c in hc.items()))
     return [len(h), len(r)] + matched + total
 
 def bleu_from_stats(stats) -> np.ndarray:
-    "Corpus BLEU (0-100) from summed statistics [..., 10], with sacreBLEU's default 'exp' smoothing; vectorised over leading axes."
+    """Corpus BLEU (0-100) from summed statistics [..., 10], with sacreBLEU's default 'exp' smoothing; vectorised over
+    leading axes."""
     s = np.asarray(stats, dtype=np.float64)
     hyp, ref, m, t = s[..., 0], s[..., 1], s[..., 2:6], s[..., 6:10]
     ok = (m > 0).any(-1) & (t > 0).all(-1) & (hyp > 0)      # no match at all, or an order with no n-gram: 0
     smooth, logp = np.ones(hyp.shape), np.zeros(hyp.shape)
     with np.errstate(divide="ignore", invalid="ignore"):
-        for n in range(4):                                   # a zero match count at order n: 1 / (2^k t_n), k-th such order
+        for n in range(4):  # a zero match count at order n: 1 / (2^k t_n), k-th such order
             smooth = np.where(m[..., n] == 0, 2 * smooth, smooth)
             p = np.where(m[..., n] > 0, m[..., n] / t[..., n], 1 / (smooth * t[..., n]))
             logp = logp + np.log(np.where(ok, 100 * p, 1.0)) / 4
@@ -61,21 +64,25 @@ def _bad_data(kind: str, d: np.ndarray) -> str | None:
 
 @dataclass(frozen=True)
 class Sample:
-    "One model's per-example results: kind 'accuracy' (data: 0/1 per example) or 'bleu' (data: [n, 10] per-sentence statistics)."
+    """One model's per-example results: kind 'accuracy' (data: 0/1 per example) or 'bleu' (data: [n, 10] per-sentence
+    statistics)."""
     kind: str
     data: np.ndarray
 
     def __post_init__(self):
-        if self.kind not in ("accuracy", "bleu"): raise ValueError(f"Sample kind must be 'accuracy' or 'bleu', got {self.kind!r}")
+        if self.kind not in ("accuracy", "bleu"):
+            raise ValueError(f"Sample kind must be 'accuracy' or 'bleu', got {self.kind!r}")
         if len(self.data) == 0: raise ValueError("no evaluation examples")
         if why := _bad_data(self.kind, np.asarray(self.data)): raise ValueError(f"{self.kind} per example: {why}")
 
     def __len__(self): return len(self.data)
 
     def score(self, weights=None):
-        "The metric (accuracy %, or BLEU) on the full sample, or on each resample of `weights` [B, n] (counts per example)."
+        """The metric (accuracy %, or BLEU) on the full sample, or on each resample of `weights` [B, n] (counts per
+        example)."""
         d = np.asarray(self.data, dtype=np.float64)
-        if weights is None: return float(100 * d.mean()) if self.kind == "accuracy" else float(bleu_from_stats(d.sum(0)))
+        if weights is None:
+            return float(100 * d.mean()) if self.kind == "accuracy" else float(bleu_from_stats(d.sum(0)))
         w = np.asarray(weights, dtype=np.float64)
         return 100 * (w @ d) / w.sum(1) if self.kind == "accuracy" else bleu_from_stats(w @ d)
 
@@ -99,23 +106,29 @@ def bleu_sample(hyps_bpe: list[str], refs_tok: list[str]) -> Sample:
     "Per-sentence BLEU statistics of BPE hypotheses against tokenised references (as `train.bleu`'s `bleu_tok`)."
     from headprune_nb.data import remove_bpe
     if len(hyps_bpe) != len(refs_tok): raise ValueError(f"{len(hyps_bpe)} hypotheses for {len(refs_tok)} references")
-    return Sample("bleu", np.array([ngram_stats(remove_bpe(h), remove_bpe(r).lower()) for h, r in zip(hyps_bpe, refs_tok)],
+    return Sample("bleu",
+                  np.array([ngram_stats(remove_bpe(h), remove_bpe(r).lower()) for h, r in zip(hyps_bpe, refs_tok)],
                                    dtype=np.int64).reshape(-1, 10))
 
 def task_scorer(t, split: str = "eval", limit: int | None = None, seed: int = 0, beam: int | None = None):
-    "As `recipes.task_metric`, per example: a function model -> `Sample` (accuracy, or BLEU statistics with beam search)."
+    """As `recipes.task_metric`, per example: a function model -> `Sample` (accuracy, or BLEU statistics with beam
+    search)."""
     from headprune_nb.recipes import task_batches, _split, _noted, recipe_precision
     from headprune_nb.train import translate, at_precision
     if not t.is_translation:
         batches = task_batches(t, split, limit, seed, batch_size=128)
-        return _noted(t, split, limit, beam, at_precision(lambda model: Sample("accuracy", correct_per_example(model, batches)),
+        return _noted(t, split, limit, beam,
+                      at_precision(lambda model: Sample("accuracy", correct_per_example(model, batches)),
                                                           recipe_precision(t.recipe)), "scorer")
     src, ref = map(list, zip(*_split(t, split, limit, seed)))
-    return _noted(t, split, limit, beam, at_precision(lambda model: bleu_sample(translate(model, t.tokenizer, src, beam=beam or t.recipe.beam), ref),
+    return _noted(t, split, limit, beam,
+                  at_precision(lambda model: bleu_sample(translate(model, t.tokenizer, src, beam=beam or t.recipe.beam),
+                                                         ref),
                                                       recipe_precision(t.recipe)), "scorer")
 
 def score_masked(model, scorer, keep) -> Sample:
-    "`scorer(model)` with the heads outside `keep` gated off (as `michel.evaluate_masked`), keeping the per-example results."
+    """`scorer(model)` with the heads outside `keep` gated off (as `michel.evaluate_masked`), keeping the per-example
+    results."""
     from headprune_nb.michel import masked_value
     return masked_value(model, scorer, keep)
 
@@ -179,13 +192,15 @@ def sample_made(path) -> dict | None:
         return json.loads(str(z["made"])) if "made" in z.files else None
 
 def cached_sample(path, compute, of: str | None = None) -> Sample:
-    "The `Sample` saved at `path`, or `compute()` it and save it. Given `of`, one saved as a sample of something else is scored anew (one that says nothing is taken as it is)."
+    """The `Sample` saved at `path`, or `compute()` it and save it. Given `of`, one saved as a sample of something else
+    is scored anew (one that says nothing is taken as it is)."""
     path = Path(path)
     if path.exists():
         s, was = _read_sample(path)
         if of is None or was in (None, of): return s
         print(f"{path}: scores of another baseline ({was}; now {of}): scoring anew", file=sys.stderr)
-    s = compute(); save_sample(path, s, of)
+    s = compute()
+    save_sample(path, s, of)
     return s
 
 # %% ../nbs/17_runs.ipynb #7467a157
@@ -198,21 +213,24 @@ def phase_limit(budget_steps: int, batch_size: int) -> int:
     return budget_steps * batch_size
 
 def phase_plan(budget_steps: int, batch_size: int, n_train: int) -> tuple[int | None, int]:
-    "(training subset, epochs) of a pruning phase of about `budget_steps` steps: one epoch of a subset, or several of all `n_train` examples."
+    """(training subset, epochs) of a pruning phase of about `budget_steps` steps: one epoch of a subset, or several of
+    all `n_train` examples."""
     limit = phase_limit(budget_steps, batch_size)
     if limit <= n_train: return limit, 1
     return None, math.ceil(budget_steps / math.ceil(n_train / batch_size))
 
 # %% ../nbs/17_runs.ipynb #7a0c0021
 def baseline_of(profile: str, task: str, seed: int) -> str:
-    "What `task`'s baseline of `seed` in `profile` is, known without training it: its imported checkpoint's digest, or its recipe's and seed's."
+    """What `task`'s baseline of `seed` in `profile` is, known without training it: its imported checkpoint's digest, or
+    its recipe's and seed's."""
     from headprune_nb.recipes import baseline_spec, find_recipe, spec_digest, imported_origin, model_dir
     origin = imported_origin(model_dir(profile, task, seed))
     return f"imported-{origin}" if origin else spec_digest(baseline_spec(find_recipe(profile, task), seed))
 
 @functools.lru_cache(maxsize=None)
 def recipe_index(profile: str, task: str):
-    "The `HeadIndex` of `task`'s architecture in `profile`, built on the meta device (no weights, no memory, no training, no download)."
+    """The `HeadIndex` of `task`'s architecture in `profile`, built on the meta device (no weights, no memory, no
+    training, no download)."""
     from headprune_nb.recipes import find_recipe
     from headprune_nb.models import ARCHITECTURES
     from headprune_nb.heads import HeadIndex
@@ -235,18 +253,23 @@ class SeedRuns:
         return self._bases[task, s]
 
     def scorer(self, task: str, s: int, eval_limit: int | None, beam: int | None = None):
-        "Seed `s`'s baseline of `task` as a per-example scorer (`task_scorer`) on the evaluation examples every seed shares: test sentences, or eval examples, drawn with the main seed."
+        """Seed `s`'s baseline of `task` as a per-example scorer (`task_scorer`) on the evaluation examples every seed
+        shares: test sentences, or eval examples, drawn with the main seed."""
         key = task, s, eval_limit, beam
         if key not in self._scorers:
             b = self.base(task, s)
-            self._scorers[key] = task_scorer(b, "test" if b.is_translation else "eval", eval_limit, self.main_seed, beam)
+            self._scorers[key] = task_scorer(b, "test" if b.is_translation else "eval", eval_limit, self.main_seed,
+                                             beam)
         return self._scorers[key]
 
     def phase(self, task: str, budget_steps: int, s: int | None = None) -> tuple[int | None, int]:
-        "(training subset, epochs) of a pruning phase of about `budget_steps` steps on `task` (its joint batch size), read off seed `s`'s baseline (default: the main seed's)."
+        """(training subset, epochs) of a pruning phase of about `budget_steps` steps on `task` (its joint batch size),
+        read off seed `s`'s baseline (default: the main seed's)."""
         from headprune_nb.recipes import _joint_batch_size
-        b = self.base(task, self.main_seed if s is None else s)   # every seed's has the same training set: one seed's run never trains another's baseline
-        return phase_plan(budget_steps, _joint_batch_size(b), len(b.data["train"][0] if b.is_translation else b.data["train"]))
+        # every seed's has the same training set: one seed's run never trains another's baseline
+        b = self.base(task, self.main_seed if s is None else s)
+        return phase_plan(budget_steps, _joint_batch_size(b),
+                          len(b.data["train"][0] if b.is_translation else b.data["train"]))
 
 
 # %% ../nbs/17_runs.ipynb #a1b2v2d2
@@ -346,7 +369,8 @@ def plain(x):
     return x
 
 def save_record(folder, rec: RunRecord, scores_there: bool = False) -> Path:
-    "Write `rec` under `folder`: its scores first (or, `scores_there`, the ones already beside it), the JSON last (a record on disk is whole)."
+    """Write `rec` under `folder`: its scores first (or, `scores_there`, the ones already beside it), the JSON last (a
+    record on disk is whole)."""
     path = record_path(folder, rec.key)
     if rec.scores is not None and not scores_there: save_sample(path.with_suffix(".npz"), rec.scores, of=rec.key.base)
     body = plain({k: v for k, v in asdict(rec).items() if k != "scores"})
@@ -414,7 +438,8 @@ def load_record(folder, key: RunKey) -> RunRecord | None:
     if rec.key != key:
         if (str(path), key) not in _SAID:
             print(f"{path}: a record of {rec.key}, not of {key}: made anew", file=sys.stderr)
-        _SAID.add((str(path), key)); return None
+        _SAID.add((str(path), key))
+        return None
     return rec
 
 # %% ../nbs/17_runs.ipynb #7a0c0031
@@ -449,7 +474,8 @@ EXECUTORS = {"local": LocalExecutor}       # the others (gpus, slurm) live in `e
 def get_executor(name: str, **opts):
     """The executor called `name` with options `opts`, each checked by its converter (`OPTIONS`); an error lists the
     known executors or options."""
-    importlib.import_module("headprune_nb.executors")   # registers gpus and slurm (it imports this module: no static import here)
+    # registers gpus and slurm (it imports this module: no static import here)
+    importlib.import_module("headprune_nb.executors")
     if name not in EXECUTORS: raise ValueError(f"unknown executor {name!r}; choose one of {', '.join(EXECUTORS)}")
     cls = EXECUTORS[name]
     if bad := [k for k in opts if k not in cls.OPTIONS]:
@@ -501,7 +527,8 @@ def make_one(run, folder, key: RunKey, said=None, log: str | None = None) -> Run
             raise ValueError(f"the run of {key.task}/{key.name} returned a record that cannot be: {why}")
         # taken over meanwhile: the new holder's, not ours
         held.check()
-        rec.provenance = dict(made_by(), **rec.provenance); save_record(folder, rec)
+        rec.provenance = dict(made_by(), **rec.provenance)
+        save_record(folder, rec)
         if said: said(rec)
         return rec
 
@@ -529,10 +556,12 @@ def env_executor() -> dict:
     except ValueError as e: raise ValueError(f"${EXECUTOR_ENV}={text[:80]!r}: {e}; fix it, or unset it") from None
 
 def use_executor(name: str | dict | None = None, opts: dict | None = None) -> dict:
-    "Make `name` (with `opts`; or a dict {name, opts}) this process's default executor and its kernels' (None: keep `$HEADPRUNE_EXECUTOR`, or local)."
+    """Make `name` (with `opts`; or a dict {name, opts}) this process's default executor and its kernels' (None: keep
+    `$HEADPRUNE_EXECUTOR`, or local)."""
     if isinstance(name, dict): name, opts = name.get("name"), name.get("opts")
     if name is None: return env_executor()
-    spec = executor_spec(name, opts); os.environ[EXECUTOR_ENV] = json.dumps(spec)
+    spec = executor_spec(name, opts)
+    os.environ[EXECUTOR_ENV] = json.dumps(spec)
     return spec
 
 def default_executor():
@@ -547,14 +576,17 @@ def _one_file_each(folder, keys) -> None:
     "Refuse a grid in which two keys would share a record file (keys that differ only in variant or base)."
     seen = {}
     for k in keys:
-        if (p := record_path(folder, k)) in seen: raise ValueError(f"two keys of one grid share the record {p}: {seen[p]} and {k}; "
-                                                                    "give them different tasks, methods, K, lambda, seeds or budgets")
+        if (p := record_path(folder, k)) in seen:
+            raise ValueError(f"two keys of one grid share the record {p}: {seen[p]} and {k}; "
+                                                                    "give them different tasks, methods, K, lambda, "
+                                                                    "seeds or budgets")
         seen[p] = k
 
-_HELD: set = set()           # the records folders whose lock this process holds (a run may run a grid of its own in one)
+_HELD: set = set()  # the records folders whose lock this process holds (a run may run a grid of its own in one)
 
 def run_grid(keys, run, folder, executor=None, progress: bool = True, desc: str = "runs") -> dict:
-    "Every key's record (see above): read back from `folder`, or made by `run(key)` on `executor` (None: `default_executor`) and saved."
+    """Every key's record (see above): read back from `folder`, or made by `run(key)` on `executor` (None:
+    `default_executor`) and saved."""
     keys = list(dict.fromkeys(keys))
     _one_file_each(folder, keys)
     done = {k: r for k in keys if (r := load_record(folder, k)) is not None}
@@ -562,7 +594,8 @@ def run_grid(keys, run, folder, executor=None, progress: bool = True, desc: str 
     if todo and run is None: raise FileNotFoundError(_missing(folder, todo))
     if not todo: return {k: done[k] for k in keys}
     held = str(Path(folder).resolve())
-    if held in _HELD or os.environ.get(WORKER_ENV):      # a grid inside a run of this one, or in a worker: keys locked one by one
+    # a grid inside a run of this one, or in a worker: keys locked one by one
+    if held in _HELD or os.environ.get(WORKER_ENV):
         return _run_missing(keys, done, run, folder, executor, progress, desc)
     with folder_lock(folder, wait=True):                 # one submitting process per folder at a time; another waits,
         _HELD.add(held)                                  # then makes only what is still missing
@@ -571,7 +604,8 @@ def run_grid(keys, run, folder, executor=None, progress: bool = True, desc: str 
 
 # %% ../nbs/17_runs.ipynb #5a1c000c
 def _run_missing(keys, done, run, folder, executor, progress, desc) -> dict:
-    "run_grid's work: the keys still without a record (another grid may have made some), made and saved by the executor."
+    """run_grid's work: the keys still without a record (another grid may have made some), made and saved by the
+    executor."""
     done.update({k: r for k in keys if k not in done and (r := load_record(folder, k)) is not None})
     todo = [k for k in keys if k not in done]
     ex = default_executor() if executor is None else get_executor(executor) if isinstance(executor, str) else executor
@@ -579,8 +613,10 @@ def _run_missing(keys, done, run, folder, executor, progress, desc) -> dict:
     for key, rec, err in ex.map(run, todo, folder):
         if err is None: done[key] = rec
         else:
-            failed[key] = err; print(f"failed: {key.task}/{key.name}: {type(err).__name__}: {err}", file=sys.stderr, flush=True)
-        bar.update(); bar.set_postfix_str(f"{key.task}/{key.name}, {len(failed)} failed")
+            failed[key] = err
+            print(f"failed: {key.task}/{key.name}: {type(err).__name__}: {err}", file=sys.stderr, flush=True)
+        bar.update()
+        bar.set_postfix_str(f"{key.task}/{key.name}, {len(failed)} failed")
     bar.close()
     if failed: raise GridFailed(f"{len(failed)} of {len(keys)} runs failed (records of the others kept):\n"
                                 + "\n".join(f"{k.task}/{k.name}: {type(e).__name__}: {e}" for k, e in failed.items()))
@@ -590,13 +626,18 @@ def _run_missing(keys, done, run, folder, executor, progress, desc) -> dict:
 HEAD_SCANS = ("one_head", "one_head_per_site")
 
 def head_scan_path(t, what: str, split: str, limit, seed: int, beam) -> Path:
-    "Where a per-head scan of trained baseline `t` on `limit` examples of `split` drawn with `seed` is cached: the tensor cache, named by `t.weights` (the digest of its weight files: a retrained or imported baseline gets new scans)."
+    """Where a per-head scan of trained baseline `t` on `limit` examples of `split` drawn with `seed` is cached: the
+    tensor cache, named by `t.weights` (the digest of its weight files: a retrained or imported baseline gets new
+    scans)."""
     from headprune_nb.recipes import cache_dir
     if what not in HEAD_SCANS: raise ValueError(f"unknown head scan {what!r}; known: {', '.join(HEAD_SCANS)}")
     return cache_dir() / "tensors" / f"{t.task}-{t.weights}-{what}-{split}-limit{limit}-seed{seed}-beam{beam}.pt"
 
 def cached_head_scan(t, what: str, split: str, limit, seed: int, beam, metric=None):
-    "Michel's scans over the heads of trained baseline `t` (`recipes.trained`): `one_head` masks each head (Table 1; michel2019_pruning's oracle order), `one_head_per_site` keeps each head alone in its layer (Tables 2/3/5/6). The metric per head ([H]), by default `recipes.task_metric` on `limit` examples of `split` drawn with `seed`, cached at `head_scan_path`: the notebooks share it, and an interrupted run resumes after the scans it finished."
+    """Michel's scans over the heads of trained baseline `t` (`recipes.trained`): `one_head` masks each head (Table 1;
+    michel2019_pruning's oracle order), `one_head_per_site` keeps each head alone in its layer (Tables 2/3/5/6). The
+    metric per head ([H]), by default `recipes.task_metric` on `limit` examples of `split` drawn with `seed`, cached
+    at `head_scan_path`: the notebooks share it, and an interrupted run resumes after the scans it finished."""
     from headprune_nb.michel import ablate_each_head, single_head_per_site
     from headprune_nb.recipes import task_metric
     scan = dict(zip(HEAD_SCANS, (ablate_each_head, single_head_per_site)))
@@ -609,7 +650,8 @@ def fit_key(profile: str, task: str, seed: int) -> RunKey:
     return RunKey(task, "fit", seed=seed, base=baseline_of(profile, task, seed))
 
 def fit_record(key: RunKey, t) -> RunRecord:
-    "The record of trained baseline `t` under `key`: the facts of its training log (`convergence.log_facts`; None: none)."
+    """The record of trained baseline `t` under `key`: the facts of its training log (`convergence.log_facts`; None:
+    none)."""
     from headprune_nb.convergence import log_facts
     return RunRecord(key, extra=dict(convergence=log_facts(t.run_dir / "log.csv"), run=str(t.run_dir.name)))
 

@@ -25,7 +25,8 @@ LOCK = ".headprune.lock"      # the file of `folder_lock`: a folder holding it i
 def no_link_below(path) -> Path:
     """`path`, after checking that no folder on its way below a results folder (one holding `LOCK`) is a symbolic link:
     a link is refused, naming it."""
-    p = Path(os.path.abspath(path)); cur, inside = Path(p.anchor), False
+    p = Path(os.path.abspath(path))
+    cur, inside = Path(p.anchor), False
     for name in p.parts[1:-1]:
         inside = inside or os.path.isfile(cur / LOCK)
         cur = cur / name
@@ -37,14 +38,15 @@ def no_link_below(path) -> Path:
 # %% ../nbs/00_store.ipynb #b308b129
 DRY_RUN_ENV, DRY_RUN_LOG = "HEADPRUNE_DRY_RUN", "dry_run.jsonl"
 DRY_RUN_CAPS = dict(train_examples=4, eval_examples=4, batch_size=2, max_len=16, mt_batches=2, mt_max_tokens=48,
-                    steps=2,            # optimizer steps executed per training phase (schedules still span the real steps)
+                    steps=2,  # optimizer steps executed per training phase (schedules still span the real steps)
                     repeats=2, masks=1, # timed repeats (a speed-up's interval needs two pairs); random masks per level
                     bench_seq_len=8,    # tokens per example in timings (the real batch sizes are kept)
                     decode_len=4,       # new tokens per sentence in beam search (a random model never stops by itself)
-                    executions=1)       # times one code path runs in full per dry run; the repeats are replayed (dry_replay)
+                    executions=1)  # times one code path runs in full per dry run; the repeats are replayed (dry_replay)
 
 def dry_run() -> bool:
-    "Is this a dry run of the full profile? (`headprune reproduce ... --dry-run` sets $HEADPRUNE_DRY_RUN to its folder.)"
+    """Is this a dry run of the full profile? (`headprune reproduce ... --dry-run` sets $HEADPRUNE_DRY_RUN to its
+    folder.)"""
     return os.environ.get(DRY_RUN_ENV, "") not in ("", "0")
 
 def dry_cap(value, what: str):
@@ -58,19 +60,24 @@ def open_here(path, flags: int) -> int:
     try: return os.open(no_link_below(path), flags | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o666)
     except OSError as e:
         if e.errno != errno.ELOOP: raise
-        raise ValueError(f"{path} is a symbolic link; headprune writes only inside its folders and never through a link: "
-                         "remove the link (or choose another folder)") from None
+        raise ValueError(f"{path} is a symbolic link; headprune writes only inside its folders and never through a "
+                         "link: remove the link (or choose another folder)") from None
 
 def dry_note(kind: str, **info) -> None:
-    "In a dry run, append `{kind, **info}` as one JSON line to $HEADPRUNE_DRY_RUN/dry_run.jsonl (what stood in, what the full run does)."
+    """In a dry run, append `{kind, **info}` as one JSON line to $HEADPRUNE_DRY_RUN/dry_run.jsonl (what stood in, what
+    the full run does)."""
     folder = Path(os.environ.get(DRY_RUN_ENV, "") or ".")
     if not dry_run() or not folder.is_dir(): return
     import json
-    with os.fdopen(open_here(folder / DRY_RUN_LOG, os.O_WRONLY | os.O_APPEND | os.O_CREAT), "a", encoding="utf-8") as f: f.write(json.dumps(dict(kind=kind, **info), default=str) + "\n")
+    with os.fdopen(open_here(folder / DRY_RUN_LOG, os.O_WRONLY | os.O_APPEND | os.O_CREAT), "a", encoding="utf-8") as f:
+        f.write(json.dumps(dict(kind=kind, **info), default=str) + "\n")
 
 class DryBatches(list):
-    "A dry run's few batches standing for an epoch of `n` (its length): the loop's schedules and epoch arithmetic see the real epoch, item i is batch i mod the few."
-    def __init__(self, batches, n: int): super().__init__(batches); self.n = max(1, n)
+    """A dry run's few batches standing for an epoch of `n` (its length): the loop's schedules and epoch arithmetic see
+    the real epoch, item i is batch i mod the few."""
+    def __init__(self, batches, n: int):
+        super().__init__(batches)
+        self.n = max(1, n)
     def __len__(self): return self.n
     def __getitem__(self, i): return super().__getitem__(i % super().__len__())
 
@@ -105,17 +112,22 @@ GPU_PROFILES = ("full",)          # the profiles whose runs are meant for a GPU 
 BF16_PROFILES = ("cpu", "full")  # the profiles that may ask for bf16 (cpu: AVX512-BF16, tools/train_bench.py)
 
 def check_precision(precision, profile: str) -> str | None:
-    "`precision` checked for `profile`: one of `PRECISION_NAMES` (bf16 only in `BF16_PROFILES`), or None: each recipe's own."
+    """`precision` checked for `profile`: one of `PRECISION_NAMES` (bf16 only in `BF16_PROFILES`), or None: each
+    recipe's own."""
     if precision is None: return None
-    if precision not in PRECISION_NAMES: raise ValueError(f"precision={precision!r}: give one of {', '.join(PRECISION_NAMES)}")
+    if precision not in PRECISION_NAMES:
+        raise ValueError(f"precision={precision!r}: give one of {', '.join(PRECISION_NAMES)}")
     if precision != "fp32" and profile not in BF16_PROFILES:
-        raise ValueError(f"precision={precision}: the {profile} profile runs fp32 (tiny models: plumbing only); use it with --profile cpu or full")
+        raise ValueError(f"precision={precision}: the {profile} profile runs fp32 (tiny models: plumbing only); use it "
+                         "with --profile cpu or full")
     return precision
 
 def run_precision(default: str = "fp32") -> str:
-    "This process's precision (`train.use_precision`): `$HEADPRUNE_PRECISION` when a run names one, else `default` (a recipe's own)."
+    """This process's precision (`train.use_precision`): `$HEADPRUNE_PRECISION` when a run names one, else `default` (a
+    recipe's own)."""
     p = os.environ.get(PRECISION_ENV) or default
-    if p not in PRECISION_NAMES: raise ValueError(f"${PRECISION_ENV}={p!r}: give one of {', '.join(PRECISION_NAMES)}, or unset it")
+    if p not in PRECISION_NAMES:
+        raise ValueError(f"${PRECISION_ENV}={p!r}: give one of {', '.join(PRECISION_NAMES)}, or unset it")
     return p
 
 # %% ../nbs/00_store.ipynb #6f6a31dc
@@ -129,7 +141,8 @@ def current_umask() -> int:
             if line.startswith("Umask:"): return int(line.split()[1], 8)
     except (OSError, ValueError, IndexError): pass
     with _UMASK:
-        mask = os.umask(0o077); os.umask(mask)
+        mask = os.umask(0o077)
+        os.umask(mask)
     return mask
 
 def umask_mode(path, mode: int = 0o666) -> Path:
@@ -139,12 +152,14 @@ def umask_mode(path, mode: int = 0o666) -> Path:
 
 @contextlib.contextmanager
 def naming(path):
-    "Name `path` in a write's error that does not (a full disk: `[Errno 28]` alone, or torch's `enforce fail ... unexpected pos`)."
+    """Name `path` in a write's error that does not (a full disk: `[Errno 28]` alone, or torch's `enforce fail ...
+    unexpected pos`)."""
     try: yield
     except OSError as e:
         if e.filename or e.errno is None: raise
         raise OSError(e.errno, e.strerror, str(path)) from None
-    except Exception as e:                 # torch.save's zip writer, safetensors: the OS error is lost; say what failed, the likely cause
+    # torch.save's zip writer, safetensors: the OS error is lost; say what failed, the likely cause
+    except Exception as e:
         if not isinstance(e, RuntimeError) and type(e).__module__.split(".")[0] != "safetensors": raise
         raise OSError(errno.EIO, f"writing failed ({str(e).splitlines()[0][:120]}); a full disk does this: free some "
                       "space or choose another disk", str(path)) from None
@@ -164,13 +179,19 @@ def atomic_file(path, suffix: str = ""):
     (a rename: a symbolic link at `path` is replaced, its target untouched) with the mode the umask gives. Never
     through a linked folder under a results folder (`no_link_below`). A failed write is removed and names `path`
     (`naming`)."""
-    path = no_link_below(path); path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix, dir=path.parent); os.close(fd)
+    path = no_link_below(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix, dir=path.parent)
+    os.close(fd)
     try:
         with naming(path): yield Path(tmp)
-        umask_mode(tmp); fsync_path(tmp); os.replace(tmp, path); fsync_path(path.parent, folder=True)
+        umask_mode(tmp)
+        fsync_path(tmp)
+        os.replace(tmp, path)
+        fsync_path(path.parent, folder=True)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True); raise
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 def write_atomic(path, text: str | bytes) -> Path:
     "Write `text` (or bytes) to `path` atomically (`atomic_file`)."
@@ -180,7 +201,8 @@ def write_atomic(path, text: str | bytes) -> Path:
 
 def save_figure(fig, path, dpi: int = 120) -> Path:
     "Save a matplotlib figure as PNG with `write_atomic` (never through a symbolic link planted at `path`)."
-    buf = io.BytesIO(); fig.savefig(buf, format="png", dpi=dpi)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi)
     return write_atomic(path, buf.getvalue())
 
 # %% ../nbs/00_store.ipynb #265fa113
@@ -188,7 +210,9 @@ def write_csv(path, rows: list[dict]) -> Path:
     "Write a list of dicts as CSV, atomically (columns: union of keys, in first-seen order)."
     cols = list(dict.fromkeys(k for r in rows for k in r))
     buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=cols); w.writeheader(); w.writerows(rows)
+    w = csv.DictWriter(buf, fieldnames=cols)
+    w.writeheader()
+    w.writerows(rows)
     return write_atomic(path, buf.getvalue())
 
 def write_json(path, obj) -> Path:
@@ -196,7 +220,9 @@ def write_json(path, obj) -> Path:
     return write_atomic(path, json.dumps(obj, indent=2, default=str) + "\n")
 
 def read_csv(path, fix: str = "write it again (run what made it), or remove it") -> list[dict]:
-    "Read a CSV into a list of dicts, numbers converted; a digit string with a leading zero (a head mask such as '0011') stays a string, so rewriting a row keeps it. Damaged (not text, a row longer or shorter than the header: an unterminated quote): a ValueError naming file:line and `fix`."
+    """Read a CSV into a list of dicts, numbers converted; a digit string with a leading zero (a head mask such as
+    '0011') stays a string, so rewriting a row keeps it. Damaged (not text, a row longer or shorter than the header:
+    an unterminated quote): a ValueError naming file:line and `fix`."""
     def conv(v):
         if len(v) > 1 and v[0] == "0" and v.isdigit(): return v
         for t in (int, float):
@@ -209,8 +235,8 @@ def read_csv(path, fix: str = "write it again (run what made it), or remove it")
         try:
             for r in reader:
                 if None in r or None in r.values():
-                    raise ValueError(f"{path}:{reader.line_num}: {'more' if None in r else 'fewer'} cells than its header "
-                                     f"(an unterminated quote?); {fix}")
+                    raise ValueError(f"{path}:{reader.line_num}: {'more' if None in r else 'fewer'} cells than its "
+                                     f"header (an unterminated quote?); {fix}")
                 rows.append({k: conv(v) for k, v in r.items()})
         except (UnicodeDecodeError, csv.Error) as e:
             raise ValueError(f"{path}:{reader.line_num + 1}: not a CSV table ({type(e).__name__}); {fix}") from None
@@ -223,14 +249,17 @@ def other_tasks_rows(path, tasks) -> list[dict]:
     return [r for r in read_csv(path) if r["task"] not in tasks] if path.exists() else []
 
 def write_task_provenance(out, tasks, prov: dict) -> None:
-    "A run in parts: the provenance of the part that ran `tasks`, as `<task>_provenance.json` and beside that task's per-seed files (`scores/<task>/provenance.json`, where they exist)."
+    """A run in parts: the provenance of the part that ran `tasks`, as `<task>_provenance.json` and beside that task's
+    per-seed files (`scores/<task>/provenance.json`, where they exist)."""
     out = Path(out)
     for task in tasks:
         write_json(out / f"{task}_provenance.json", prov)
         if (out / "scores" / task).is_dir(): write_json(out / "scores" / task / "provenance.json", prov)
 
 def finish_provenance(out, prov: dict, t_start: float, tasks=None, **extra) -> dict:
-    "Close a run's `provenance`: `extra`, the finish time and the wall seconds since `t_start` (`time.time()`), written to `out/provenance.json`; a run of some `tasks` (also recorded) writes them per task too (`write_task_provenance`)."
+    """Close a run's `provenance`: `extra`, the finish time and the wall seconds since `t_start` (`time.time()`),
+    written to `out/provenance.json`; a run of some `tasks` (also recorded) writes them per task too
+    (`write_task_provenance`)."""
     prov.update(**({} if tasks is None else dict(tasks=list(tasks))), **extra, finished_utc=utc_now(),
                 wall_seconds=round(time.time() - t_start, 1))
     write_json(Path(out) / "provenance.json", prov)
@@ -238,7 +267,8 @@ def finish_provenance(out, prov: dict, t_start: float, tasks=None, **extra) -> d
     return prov
 
 def put_row(rows: list[dict], path, new: dict, key=("task", "method", "K")) -> list[dict]:
-    "Put `new` into `rows` (in place), replacing the row with the same `key` fields that an interrupted run left, and write them all to `path`."
+    """Put `new` into `rows` (in place), replacing the row with the same `key` fields that an interrupted run left, and
+    write them all to `path`."""
     rows[:] = [r for r in rows if any(r.get(k) != new.get(k) for k in key)] + [new]
     write_csv(path, rows)
     return rows
@@ -252,14 +282,16 @@ def cached_tensor(path, compute):
         try: return torch.load(path, weights_only=True)     # tensors and plain containers only
         except Exception as e:
             if isinstance(e, OSError) and e.filename: raise
-            raise ValueError(f"{path} holds more than tensors and plain containers, or is damaged ({type(e).__name__}); "
+            raise ValueError(f"{path} holds more than tensors and plain containers, or is damaged "
+                             f"({type(e).__name__}); "
                              "nothing in a cache file is unpickled: delete it, and it is computed again") from None
     value = compute()
     with atomic_file(path) as tmp: torch.save(value, tmp)
     return value
 
 def tensors_digest(named) -> str:
-    "sha1 (hex) of what tensors are: each (name, dtype, shape, bytes) of `named` (a dict or pairs), in name order; not how a file lays them out."
+    """sha1 (hex) of what tensors are: each (name, dtype, shape, bytes) of `named` (a dict or pairs), in name order; not
+    how a file lays them out."""
     import hashlib, torch
     h = hashlib.sha1()
     for name, t in sorted(dict(named).items()):
@@ -270,7 +302,8 @@ def tensors_digest(named) -> str:
 
 # %% ../nbs/00_store.ipynb #b1a2c3d1
 def read_json(path, default=None, kind: type | None = None, fix: str = "delete it, or run again into a fresh folder"):
-    "The JSON at `path` (of type `kind` if given), or `default` where there is no such file; damaged: a ValueError naming the file and `fix`."
+    """The JSON at `path` (of type `kind` if given), or `default` where there is no such file; damaged: a ValueError
+    naming the file and `fix`."""
     path = Path(path)
     if not path.exists(): return default
     try: obj = json.loads(path.read_text(encoding="utf-8"))
@@ -286,13 +319,15 @@ def blank(v):
 
 # %% ../nbs/00_store.ipynb #b1a2c3d3
 def in_file_order(path, rows: list[dict], tasks) -> list[dict]:
-    "`rows` (of `tasks`) with the rows of other tasks the CSV at `path` holds (a run of other tasks keeps them): a task's rows keep their place, a new task's come last."
+    """`rows` (of `tasks`) with the rows of other tasks the CSV at `path` holds (a run of other tasks keeps them): a
+    task's rows keep their place, a new task's come last."""
     old, rows = read_csv(path) if Path(path).exists() else [], list(rows)
     order = list(dict.fromkeys([r["task"] for r in old] + [r["task"] for r in rows]))
     return sorted([r for r in old if r["task"] not in tasks] + rows, key=lambda r: order.index(r["task"]))
 
 def write_table(path, rows: list[dict], tasks) -> list[dict]:
-    "Write `rows` (of `tasks`) to the CSV at `path` with the rows of other tasks an earlier part left there (`in_file_order`); returns what it wrote."
+    """Write `rows` (of `tasks`) to the CSV at `path` with the rows of other tasks an earlier part left there
+    (`in_file_order`); returns what it wrote."""
     rows = in_file_order(path, rows, tasks)
     write_csv(path, rows)
     return rows
@@ -305,7 +340,8 @@ def _holder(f, patience=2.0):
     "Who holds the lock on open file `f`: the pid line a new holder writes just after taking the lock."
     deadline = time.monotonic() + patience
     while True:
-        f.seek(0); holder = f.read().strip()
+        f.seek(0)
+        holder = f.read().strip()
         if holder or time.monotonic() > deadline: return holder or "another process"
         time.sleep(0.02)
 
@@ -313,21 +349,29 @@ def _holder(f, patience=2.0):
 def folder_lock(folder, wait: bool = False):
     "Hold an exclusive lock on `folder` (created if needed); busy: raise `FolderBusy` naming the holder, or `wait`."
     import fcntl
-    folder = Path(folder); folder.mkdir(parents=True, exist_ok=True)
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
     with os.fdopen(open_here(folder / LOCK, os.O_RDWR | os.O_CREAT), "r+") as f:
         try: fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             holder = _holder(f)
             try: fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)        # released while its name was read: ours now
             except BlockingIOError:
-                if not wait: raise FolderBusy(f"{folder} is in use by {holder}; wait for that run to end, or use another "
+                if not wait:
+                    raise FolderBusy(f"{folder} is in use by {holder}; wait for that run to end, or use another "
                                               "folder (--out)") from None
                 print(f"waiting for {folder}: in use by {holder}", file=sys.stderr, flush=True)
                 fcntl.flock(f, fcntl.LOCK_EX)
-        f.seek(0); f.truncate()
-        f.write(f"pid {os.getpid()} ({os.environ.get('HEADPRUNE_COMMAND') or ' '.join(sys.argv)})\n"); f.flush()
+        f.seek(0)
+        f.truncate()
+        f.write(f"pid {os.getpid()} ({os.environ.get('HEADPRUNE_COMMAND') or ' '.join(sys.argv)})\n")
+        f.flush()
         try: yield folder
-        finally: f.seek(0); f.truncate(); f.flush()            # a released lock names no one
+        # a released lock names no one
+        finally:
+            f.seek(0)
+            f.truncate()
+            f.flush()
 
 # %% ../nbs/00_store.ipynb #0446a1c7
 def _cpu_name():
@@ -459,7 +503,8 @@ def slurm_job_ended(job) -> bool:
         except (OSError, subprocess.TimeoutExpired): continue
         state = out.stdout.split()[0].rstrip("+") if out.returncode == 0 and out.stdout.split() else None
         if state or "Invalid job id" in out.stderr:
-            ended = state not in _LIVE; break
+            ended = state not in _LIVE
+            break
     _JOBS_ENDED[str(job)] = (ended, time.time())
     return ended
 
@@ -472,7 +517,8 @@ def _remove_if(path: Path, meant) -> bool:
     except FileNotFoundError: return False
     body, ident, _ = _read_lock(aside)
     if meant(body, ident):
-        aside.unlink(missing_ok=True); return True
+        aside.unlink(missing_ok=True)
+        return True
     # another's lock: back in place, unless a newer one is there now
     try: os.link(aside, path)
     except FileExistsError:
@@ -480,7 +526,9 @@ def _remove_if(path: Path, meant) -> bool:
               "there: its holder fails its key", file=sys.stderr, flush=True)
     # no hard links here: a rename back, where the path is still free
     except OSError:
-        if not os.path.lexists(path): os.rename(aside, path); return False
+        if not os.path.lexists(path):
+            os.rename(aside, path)
+            return False
     aside.unlink(missing_ok=True)
     return False
 
@@ -491,7 +539,8 @@ def _take_over(path: Path, stale_after: float) -> bool:
     try: os.close(os.open(brk, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
     except FileExistsError:
         try:
-            if time.time() - brk.stat().st_mtime > stale_after: brk.unlink(missing_ok=True)   # a breaker killed mid-break
+            # a breaker killed mid-break
+            if time.time() - brk.stat().st_mtime > stale_after: brk.unlink(missing_ok=True)
         except FileNotFoundError: pass
         return False
     try:
@@ -525,7 +574,8 @@ class _Heartbeat(threading.Thread):
     """Refresh the held lock's time through its own descriptor every `every` s until stopped; a lock gone or replaced
     ends it (`lost`)."""
     def __init__(self, key: HeldKey, every: float):
-        super().__init__(daemon=True); self.key, self.every, self.done = key, every, threading.Event()
+        super().__init__(daemon=True)
+        self.key, self.every, self.done = key, every, threading.Event()
     def run(self):
         said = None
         while not self.done.wait(self.every):
@@ -536,7 +586,8 @@ class _Heartbeat(threading.Thread):
                     print(f"{self.key.path}: our lock is gone or replaced (taken over); this key's run fails",
                           file=sys.stderr, flush=True)
                     return
-                os.utime(self.key.fd); said = None
+                os.utime(self.key.fd)
+                said = None
             except OSError as e:
                 if str(e) != said:
                     print(f"{self.key.path}: the lock's heartbeat failed ({e}); trying again every {self.every:g} s",
@@ -559,7 +610,9 @@ def _take(path: Path, note: dict | None) -> HeldKey | None:
         os.write(fd, body.encode())
     except BaseException:
         # ours by its inode: nothing written yet
-        _remove_if(path, lambda b, i: i == key.ident); os.close(fd); raise
+        _remove_if(path, lambda b, i: i == key.ident)
+        os.close(fd)
+        raise
     return key
 
 @contextlib.contextmanager
@@ -567,8 +620,10 @@ def key_lock(path, wait: bool = True, stale_after: float = KEY_LOCK_STALE, poll:
     """Hold the lock file `path` (see above), yielding the `HeldKey`: made with `O_EXCL`, a stale one taken over; busy:
     wait (saying so), or raise `KeyBusy`. `note`: more for the file to say of its holder (its log). Raises `KeyLost`
     on leaving when the lock was not ours to the end."""
-    path = no_link_below(path); path.parent.mkdir(parents=True, exist_ok=True)
-    if str(path) in _KEYS_HELD: raise RuntimeError(f"{path}: this process already holds it (a run asked for its own record)")
+    path = no_link_below(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if str(path) in _KEYS_HELD:
+        raise RuntimeError(f"{path}: this process already holds it (a run asked for its own record)")
     said = None
     while (key := _take(path, note)) is None:
         if odd := lock_oddity(path):
@@ -578,19 +633,24 @@ def key_lock(path, wait: bool = True, stale_after: float = KEY_LOCK_STALE, poll:
         who = holder_text(h, age, stale_after)
         if not wait: raise KeyBusy(f"{path} is held by {who}")
         if who != said and ident is not None:
-            print(f"waiting for {path}: held by {who}", file=sys.stderr, flush=True); said = who
+            print(f"waiting for {path}: held by {who}", file=sys.stderr, flush=True)
+            said = who
         time.sleep(poll)
-    beat = _Heartbeat(key, max(stale_after / 10, 0.05)); beat.start(); _KEYS_HELD[str(path)] = key
+    beat = _Heartbeat(key, max(stale_after / 10, 0.05))
+    beat.start()
+    _KEYS_HELD[str(path)] = key
     try: yield key
     finally:
-        beat.done.set(); _KEYS_HELD.pop(str(path), None)
+        beat.done.set()
+        _KEYS_HELD.pop(str(path), None)
         if not _remove_if(path, key.ours) and key.lost is None: key.lost = "gone or replaced"
         os.close(key.fd)
     if key.lost: key.check()
 
 # %% ../nbs/00_store.ipynb #344aea8a
 def markdown_table(rows: list[dict], cols: list[str] | None = None, digits: int = 3) -> str:
-    "Rows of dicts as a Markdown table (floats rounded to `digits` significant places; a `|` in a cell escaped, as tables need)."
+    """Rows of dicts as a Markdown table (floats rounded to `digits` significant places; a `|` in a cell escaped, as
+    tables need)."""
     cols = cols or list(dict.fromkeys(k for r in rows for k in r))
     fmt = lambda v: f"{v:.{digits}g}" if isinstance(v, float) else ("" if v is None else str(v).replace("|", "\\|"))
     lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]

@@ -39,11 +39,15 @@ VERDICTS = ("supported", "contradicted", "inconclusive")
 def _betacf(a: float, b: float, x: float) -> float:
     "Continued fraction of the regularized incomplete beta function (modified Lentz; Numerical Recipes 6.4)."
     tiny, h, c, d = 1e-300, 0.0, 1.0, 1 - (a + b) * x / (a + 1)
-    d = 1 / (d if abs(d) > tiny else tiny); h = d
+    d = 1 / (d if abs(d) > tiny else tiny)
+    h = d
     for m in range(1, 300):
-        for aa in (m * (b - m) * x / ((a - 1 + 2 * m) * (a + 2 * m)), -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 1 + 2 * m))):
-            d = 1 + aa * d; d = 1 / (d if abs(d) > tiny else tiny)
-            c = 1 + aa / c; c = c if abs(c) > tiny else tiny
+        for aa in (m * (b - m) * x / ((a - 1 + 2 * m) * (a + 2 * m)),
+                   -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 1 + 2 * m))):
+            d = 1 + aa * d
+            d = 1 / (d if abs(d) > tiny else tiny)
+            c = 1 + aa / c
+            c = c if abs(c) > tiny else tiny
             h *= d * c
         if abs(d * c - 1) < 1e-14: break
     return h
@@ -52,7 +56,8 @@ def t_cdf(x: float, df: float) -> float:
     "P(T <= x) for Student's t with `df` (any positive real) degrees of freedom; beyond 1e5, the normal."
     if df > 1e5: return 0.5 * math.erfc(-x / math.sqrt(2))
     a, b, z = df / 2, 0.5, df / (df + x * x)                   # P(|T| > |x|) = I_z(df/2, 1/2)
-    lf = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(z) + b * math.log1p(-z) if 0 < z < 1 else None
+    lf = (math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(z) + b * math.log1p(-z) if 0 < z < 1
+          else None)
     tail2 = 1.0 if z >= 1 else 0.0 if z <= 0 else (math.exp(lf) * _betacf(a, b, z) / a if z < (a + 1) / (a + b + 2)
                                                     else 1 - math.exp(lf) * _betacf(b, a, 1 - z) / b)
     return 1 - tail2 / 2 if x > 0 else tail2 / 2
@@ -64,7 +69,9 @@ def t_ppf(p: float, df: float) -> float:
     lo, hi = -1.0, 1.0
     while t_cdf(lo, df) > p: lo *= 2
     while t_cdf(hi, df) < p: hi *= 2
-    while hi - lo > 1e-9 * max(1.0, abs(lo)): mid = (lo + hi) / 2; lo, hi = (mid, hi) if t_cdf(mid, df) < p else (lo, mid)
+    while hi - lo > 1e-9 * max(1.0, abs(lo)):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if t_cdf(mid, df) < p else (lo, mid)
     return (lo + hi) / 2
 
 # %% ../nbs/93_verdicts.ipynb #594143c4
@@ -82,7 +89,8 @@ def _nth(values, need: int):
     return v[len(v) - need]
 
 class Stat:
-    "A claim's statistic of the systems' metrics, traced (`evidence`): `value(metrics)`, and `bounds(noise, a_lo, a_hi)` (one-sided error rates)."
+    """A claim's statistic of the systems' metrics, traced (`evidence`): `value(metrics)`, and `bounds(noise, a_lo,
+    a_hi)` (one-sided error rates)."""
     def __neg__(self): return self * -1
     def __sub__(self, o): return self + (-_stat(o))
     def __rsub__(self, o): return _stat(o) - self
@@ -156,14 +164,17 @@ class Order(Stat):
         if ends := self.ends() & o.ends():                                  # min + min, max + max: over the pairs
             kids = [a + b for a in self.kids for b in o.kids]
             return Order(kids, 1 if "max" in ends else len(kids))
-        raise TypeError("a sum of order statistics other than min + min or max + max has no interval here: write it as one")
+        raise TypeError("a sum of order statistics other than min + min or max + max has no interval here: write it as "
+                        "one")
     def bounds(self, noise, a_lo: float, a_hi: float):
-        "The `need`-th largest of the parts' bounds at the parts' error rates (`calibrated` picks the rates that make the whole side's rate its own)."
+        """The `need`-th largest of the parts' bounds at the parts' error rates (`calibrated` picks the rates that make
+        the whole side's rate its own)."""
         b = [k.bounds(noise, a_lo, a_hi) for k in self.kids]
         return _nth([x[0] for x in b], self.need), _nth([x[1] for x in b], self.need)
 
 class Abs(Stat):
-    "|x|: its lower bound fails only where x's interval at a_lo misses the truth, its upper bound only where x's at a_hi does."
+    """|x|: its lower bound fails only where x's interval at a_lo misses the truth, its upper bound only where x's at
+    a_hi does."""
     def __init__(self, kid): self.kid = kid
     def value(self, t): return np.abs(self.kid.value(t))
     def __mul__(self, c):
@@ -187,11 +198,14 @@ class Neg(Abs):
         return -hi, -lo
 
 def nth_best(values, need: int):
-    "The `need`-th largest of `values` (numbers, equal-shaped arrays, or traced statistics): 'at least `need` of them exceed x' iff this exceeds x."
+    """The `need`-th largest of `values` (numbers, equal-shaped arrays, or traced statistics): 'at least `need` of them
+    exceed x' iff this exceeds x."""
     values = list(values)
     return Order([_stat(v) for v in values], need) if any(isinstance(v, Stat) for v in values) else _nth(values, need)
 
-def lowest(values): values = list(values); return nth_best(values, len(values))
+def lowest(values):
+    values = list(values)
+    return nth_best(values, len(values))
 def highest(values): return nth_best(values, 1)
 
 # %% ../nbs/93_verdicts.ipynb #t1exp001
@@ -221,7 +235,8 @@ class Exp(Stat):
         return Exp(self.kid, self.sign, self.shift + _const(o, "a ratio plus a statistic (write both on one scale)"))
     def bounds(self, noise, a_lo: float, a_hi: float):
         lo, hi = self.kid.bounds(noise, *((a_lo, a_hi) if self.sign > 0 else (a_hi, a_lo)))
-        with np.errstate(over="ignore"): lo, hi = self.sign * np.exp(lo) + self.shift, self.sign * np.exp(hi) + self.shift
+        with np.errstate(over="ignore"):
+            lo, hi = self.sign * np.exp(lo) + self.shift, self.sign * np.exp(hi) + self.shift
         return (lo, hi) if self.sign > 0 else (hi, lo)
 
 def ratio(a, b):
@@ -231,25 +246,31 @@ def ratio(a, b):
 # %% ../nbs/93_verdicts.ipynb #t2code01
 @dataclass(frozen=True)
 class Spread:
-    "A smooth statistic's point (of the seed-averaged metrics) and its variance in two parts: seeds (S - 1 df) and the examples' shared part."
+    """A smooth statistic's point (of the seed-averaged metrics) and its variance in two parts: seeds (S - 1 df) and the
+    examples' shared part."""
     point: float
     v_seed: float
     v_examples: float
     n_seeds: int
 
     def bounds(self, a_lo: float, a_hi: float) -> tuple[float, float]:
-        "(lo, hi) at one-sided error rates a_lo, a_hi: Student's t (S - 1 df) on the seed part and the normal on the examples', in quadrature."
+        """(lo, hi) at one-sided error rates a_lo, a_hi: Student's t (S - 1 df) on the seed part and the normal on the
+        examples', in quadrature."""
         df = self.n_seeds - 1 if self.n_seeds > 1 else math.inf
-        h = lambda a: math.hypot(t_ppf(1 - a, df) * math.sqrt(self.v_seed), t_ppf(1 - a, math.inf) * math.sqrt(self.v_examples))
-        return (self.point, self.point) if self.v_seed + self.v_examples == 0 else (self.point - h(a_lo), self.point + h(a_hi))
+        h = lambda a: math.hypot(t_ppf(1 - a, df) * math.sqrt(self.v_seed),
+                                 t_ppf(1 - a, math.inf) * math.sqrt(self.v_examples))
+        return ((self.point, self.point) if self.v_seed + self.v_examples == 0
+                else (self.point - h(a_lo), self.point + h(a_hi)))
 
 def spread(term: Term, seeds: dict, boot: dict, steps: dict | None = None) -> Spread:
     """`term`'s Spread from each system's metric per seed (`seeds`: name -> [S]) and per resample and seed
     (`boot`: name -> [B, S]); `steps`: each system's resolution if whole (`Value`s), its seed part then tie_floor's."""
     S, mean = len(next(iter(seeds.values()))), {k: v.mean() for k, v in seeds.items()}
-    v_avg = float(np.var(term.f({k: b.mean(1) for k, b in boot.items()}), ddof=1))          # resamples of the seed-averaged statistic
+    # resamples of the seed-averaged statistic
+    v_avg = float(np.var(term.f({k: b.mean(1) for k, b in boot.items()}), ddof=1))
     if S < 2: return Spread(float(term.f(mean)), 0.0, v_avg, S)
-    v_one = np.var(term.f({k: mean[k] + boot[k] - seeds[k] for k in seeds}), axis=0, ddof=1).mean()   # one seed's resamples, at the point
+    # one seed's resamples, at the point
+    v_one = np.var(term.f({k: mean[k] + boot[k] - seeds[k] for k in seeds}), axis=0, ddof=1).mean()
     v_seed = float(np.var(term.f(seeds), ddof=1)) / S
     if steps and any(steps.values()): v_seed = max(v_seed, tie_floor(resolution(term, mean, steps), S))   # counts
     return Spread(float(term.f(mean)), v_seed, max(0.0, float(S * v_avg - v_one) / (S - 1)), S)
@@ -264,7 +285,8 @@ def _leaves(s: Stat) -> list:
     "The smooth statistics (`Term`s) an order statistic is built of, each once."
     if isinstance(s, Term): return [s]
     out = []
-    for k in (s.kids if isinstance(s, Order) else [s.kid]): out += [t for t in _leaves(k) if all(t is not u for u in out)]
+    for k in (s.kids if isinstance(s, Order) else [s.kid]):
+        out += [t for t in _leaves(k) if all(t is not u for u in out)]
     return out
 
 def _sides(s: Stat) -> tuple[int, int]:
@@ -284,38 +306,51 @@ def bonferroni(tree: Stat, noise, a: float) -> tuple[float, float]:
 
 def _factor(x: np.ndarray) -> np.ndarray:
     "A square root of the correlation matrix of the rows of x (a constant row: uncorrelated)."
-    with np.errstate(invalid="ignore", divide="ignore"): c = np.nan_to_num(np.atleast_2d(np.corrcoef(x))) if x.shape[1] > 1 else np.eye(len(x))
-    np.fill_diagonal(c, 1.0); w, v = np.linalg.eigh(c)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        c = np.nan_to_num(np.atleast_2d(np.corrcoef(x))) if x.shape[1] > 1 else np.eye(len(x))
+    np.fill_diagonal(c, 1.0)
+    w, v = np.linalg.eigh(c)
     return v * np.sqrt(np.clip(w, 0, None))
 
 def joint_draws(tree: Stat, noise, seeds: dict, avg: dict, n_sim: int = N_SIM, seed: int = 0):
-    "(parts, [n_sim, L] draws of their estimates' errors): seed parts multivariate t (S - 1 df), examples' parts normal, each correlated as measured."
-    parts = _leaves(tree); sp = [noise(t) for t in parts]; S, L = sp[0].n_seeds, len(parts); rng = np.random.default_rng(seed)
+    """(parts, [n_sim, L] draws of their estimates' errors): seed parts multivariate t (S - 1 df), examples' parts
+    normal, each correlated as measured."""
+    parts = _leaves(tree)
+    sp = [noise(t) for t in parts]
+    S, L = sp[0].n_seeds, len(parts)
+    rng = np.random.default_rng(seed)
     if 1 < S < MIN_JOINT: raise ValueError(f"{S} seeds cannot tell the parts' correlation (always +-1): `bonferroni`")
     per = np.stack([np.broadcast_to(np.asarray(t.f(seeds), float), (S,)) for t in parts])
-    z_s = rng.standard_normal((n_sim, L)) @ _factor(per).T * (np.sqrt((S - 1) / rng.chisquare(S - 1, (n_sim, 1))) if S > 1 else 1)
+    z_s = rng.standard_normal((n_sim, L)) @ _factor(per).T * (np.sqrt((S - 1) / rng.chisquare(S - 1, (n_sim, 1)))
+                                                              if S > 1 else 1)
     z_e = rng.standard_normal((n_sim, L)) @ _factor(np.stack([np.asarray(t.f(avg), float) for t in parts])).T
     sd = lambda v: np.sqrt([getattr(s, v) for s in sp])
     return parts, z_s * sd("v_seed") + z_e * sd("v_examples")
 
 def _misses(tree: Stat, noise, parts, E, points) -> callable:
-    "(a_lo, a_hi, side) -> the share of draws `E` around `points` (one per part) whose bound on `side` (0 lo, 1 hi) misses the statistic at `points`."
+    """(a_lo, a_hi, side) -> the share of draws `E` around `points` (one per part) whose bound on `side` (0 lo, 1 hi)
+    misses the statistic at `points`."""
     at = {id(t): replace(noise(t), point=x) for t, x in zip(parts, points)}
     sim = {id(t): replace(noise(t), point=x + E[:, j]) for j, (t, x) in enumerate(zip(parts, points))}
     truth = tree.bounds(lambda t: at[id(t)], 0.5, 0.5)[0]                      # half-width 0: the statistic itself
-    return lambda al, ah, side: float(np.mean((lambda b: b[0] > truth if side == 0 else b[1] < truth)(tree.bounds(lambda t: sim[id(t)], al, ah))))
+    return lambda al, ah, side: float(np.mean((lambda b: b[0] > truth if side == 0 else b[1] < truth)(
+        tree.bounds(lambda t: sim[id(t)], al, ah))))
 
 def calibrated(tree: Stat, noise, draws, a: float, iters: int = 14) -> tuple[float, float]:
-    "`tree`'s (lo, hi), each side's parts asked at the rate whose bound misses in at most a share `a` of the `draws`, around the plug-in points and around the parts tied."
-    parts, E = draws; L = len(parts); pt = np.array([noise(t).point for t in parts])
-    tied = np.sign(pt) * np.abs(pt).mean() if _has_abs(tree) else np.full(L, pt.mean())       # |x| parts: their sizes tied
+    """`tree`'s (lo, hi), each side's parts asked at the rate whose bound misses in at most a share `a` of the `draws`,
+    around the plug-in points and around the parts tied."""
+    parts, E = draws
+    L = len(parts)
+    pt = np.array([noise(t).point for t in parts])
+    tied = np.sign(pt) * np.abs(pt).mean() if _has_abs(tree) else np.full(L, pt.mean())  # |x| parts: their sizes tied
     configs = [_misses(tree, noise, parts, E, x) for x in (pt, tied)]
     miss = lambda al, ah, side: max(m(al, ah, side) for m in configs)
     rate = [a, a]
     for side in (0, 1):
         lo, hi = math.log(a / L), math.log(min(0.5, a * L))
         for _ in range(iters):
-            mid = (lo + hi) / 2; rate[side] = math.exp(mid)
+            mid = (lo + hi) / 2
+            rate[side] = math.exp(mid)
             lo, hi = (mid, hi) if miss(*rate, side) <= a else (lo, mid)
         rate[side] = math.exp(lo)
     return tuple(float(x) for x in tree.bounds(noise, *rate))
@@ -333,24 +368,32 @@ class Evidence:
     boot_hi: float
     level: float = LEVEL
     n_examples: int = 0
-    at: object = field(default=None, compare=False, repr=False)    # level -> (lo, hi): the interval at another level (None: not known)
-    parts: tuple = field(default=(), compare=False, repr=False)    # an equivalence's (largest gap, smallest gap) Evidence (`Within`)
+    # level -> (lo, hi): the interval at another level (None: not known)
+    at: object = field(default=None, compare=False, repr=False)
+    # an equivalence's (largest gap, smallest gap) Evidence (`Within`)
+    parts: tuple = field(default=(), compare=False, repr=False)
 
     def at_level(self, level: float) -> "Evidence":
         "This evidence with its interval (and its parts') at another `level`."
-        if self.parts: parts = tuple(p.at_level(level) for p in self.parts); return replace(self, lo=parts[1].lo, hi=parts[0].hi, level=level, parts=parts)
-        lo, hi = self.at(level); return replace(self, lo=float(lo), hi=float(hi), level=level)
+        if self.parts:
+            parts = tuple(p.at_level(level) for p in self.parts)
+            return replace(self, lo=parts[1].lo, hi=parts[0].hi, level=level, parts=parts)
+        lo, hi = self.at(level)
+        return replace(self, lo=float(lo), hi=float(hi), level=level)
 
     def show(self, digits: int = 2) -> str:
         f = lambda x: f"{x:+.{digits}f}"
         return f"{f(self.point)} [{f(self.lo)}, {f(self.hi)}]"
 
 def evidence(runs: list[dict], stat, n_boot: int = N_BOOT, level: float = LEVEL, seed: int = 0) -> Evidence:
-    "Point value and crossed interval of `stat({system: metric})` over seeds `runs` ([{system: Sample}] one dict per seed, all on the same examples)."
+    """Point value and crossed interval of `stat({system: metric})` over seeds `runs` ([{system: Sample}] one dict per
+    seed, all on the same examples)."""
     if not runs: raise ValueError("no runs: give at least one seed's {system: Sample}")
     ns = {len(s) for r in runs for s in r.values()}
-    if len(ns) != 1: raise ValueError(f"samples of different sizes {sorted(ns)}: every system must be scored on the same examples")
-    n = ns.pop(); w = resample_weights(n, n_boot, seed)
+    if len(ns) != 1:
+        raise ValueError(f"samples of different sizes {sorted(ns)}: every system must be scored on the same examples")
+    n = ns.pop()
+    w = resample_weights(n, n_boot, seed)
     seeds = {k: np.array([r[k].score() for r in runs], dtype=np.float64) for k in runs[0]}
     boot = {k: np.stack([r[k].score(w) for r in runs], axis=1) for k in runs[0]}             # [B, S]
     tree, spreads = _stat(stat({k: Term(lambda t, k=k: t[k]) for k in seeds})), {}
@@ -361,20 +404,26 @@ def evidence(runs: list[dict], stat, n_boot: int = N_BOOT, level: float = LEVEL,
     at = lambda lev: tree.bounds(noise, *[(1 - lev) / 2] * 2) if isinstance(tree, Term) else order((1 - lev) / 2)
     per, a = np.asarray(tree.value(seeds), dtype=np.float64), (1 - level) / 2
     q_lo, q_hi = (float(x) for x in np.quantile(tree.value({k: b.mean(1) for k, b in boot.items()}), [a, 1 - a]))
-    n_ex = max(getattr(s, "examples", n) for r in runs for s in r.values())     # `Value`s (numbers per seed): 0 examples
+    n_ex = max(getattr(s, "examples", n) for r in runs for s in r.values())  # `Value`s (numbers per seed): 0 examples
     return Evidence(float(tree.value({k: v.mean() for k, v in seeds.items()})), *map(float, at(level)), len(runs),
                     float(per.std(ddof=1)) if len(runs) > 1 else None, q_lo, q_hi, level, n_ex, at)
 
 def p_value(ev: Evidence, rule, digits: int | None = None) -> float | None:
-    "The smallest error rate 1 - level at which `rule` (or a threshold) is decisive on `ev` (None: an interval known at one level only).\n    `digits`: the search stops once its bracket rounds to one value there; `round(p, digits)` is then the full search's."
+    """The smallest error rate 1 - level at which `rule` (or a threshold) is decisive on `ev` (None: an interval known
+    at one level only).
+    `digits`: the search stops once its bracket rounds to one value there; `round(p, digits)` is then the full
+    search's."""
     if ev.at is None: return None
-    decisive = (lambda e: not e.lo <= rule <= e.hi) if isinstance(rule, (int, float)) else (lambda e: rule.verdict_of(e) != "inconclusive")
-    out = lambda a: decisive(ev.at_level(1 - a))                       # a threshold: excluded from the interval; a rule: decisive
+    decisive = ((lambda e: not e.lo <= rule <= e.hi) if isinstance(rule, (int, float))
+                else (lambda e: rule.verdict_of(e) != "inconclusive"))
+    out = lambda a: decisive(ev.at_level(1 - a))  # a threshold: excluded from the interval; a rule: decisive
     if not out(1 - 1e-9): return 1.0
     lo, hi = 0.0, 1 - 1e-9
     for _ in range(30):
-        if digits is not None and round(lo, digits) == round(hi, digits): break      # the full search ends inside [lo, hi]: same rounding
-        mid = (lo + hi) / 2; lo, hi = (lo, mid) if out(mid) else (mid, hi)
+        # the full search ends inside [lo, hi]: same rounding
+        if digits is not None and round(lo, digits) == round(hi, digits): break
+        mid = (lo + hi) / 2
+        lo, hi = (lo, mid) if out(mid) else (mid, hi)
     return hi
 
 # %% ../nbs/93_verdicts.ipynb #c3a269e0
@@ -389,35 +438,43 @@ class Rule:
         if self.op not in (">", "<"): raise ValueError(f"Rule op must be '>' or '<', got {self.op!r}")
 
     def words(self, min_seeds: int = MIN_SEEDS) -> str:
-        "The rule in words, written beside the claim (`min_seeds` 0: a statistic without training seeds, such as a timing)."
+        """The rule in words, written beside the claim (`min_seeds` 0: a statistic without training seeds, such as a
+        timing)."""
         side, other = ("above", "at or below") if self.op == ">" else ("below", "at or above")
         seeds = f" or with fewer than {min_seeds} training seeds" if min_seeds else ""
-        return (f"claim: {self.what} {self.op} {self.threshold:g}; supported if the interval lies {side} {self.threshold:g}, "
-                f"contradicted if it lies {other} it, inconclusive otherwise{seeds}")
+        return (f"claim: {self.what} {self.op} {self.threshold:g}; supported if the interval lies {side} "
+                f"{self.threshold:g}, contradicted if it lies {other} it, inconclusive otherwise{seeds}")
 
     text = property(words)
 
     def verdict_of(self, ev: Evidence) -> str:
         "The three-way verdict of this rule on `ev`'s interval (seeds not counted: `decide`)."
-        above, below = (ev.lo > self.threshold, ev.hi <= self.threshold) if self.op == ">" else (ev.hi < self.threshold, ev.lo >= self.threshold)
+        above, below = ((ev.lo > self.threshold, ev.hi <= self.threshold) if self.op == ">"
+                        else (ev.hi < self.threshold, ev.lo >= self.threshold))
         return "supported" if above else "contradicted" if below else "inconclusive"
 
     def measure(self, runs: list[dict], stat, **kw) -> Evidence: return evidence(runs, stat, **kw)
-    def reason(self, verdict: str) -> str: return "the interval straddles the threshold" if verdict == "inconclusive" else "the interval excludes the threshold"
+    def reason(self, verdict: str) -> str:
+        return ("the interval straddles the threshold" if verdict == "inconclusive"
+                else "the interval excludes the threshold")
     def shown(self, ev: Evidence) -> str: return f"{self.what} = {ev.show()}"
 
 def decide(rule: Rule, ev: Evidence, min_seeds: int = MIN_SEEDS) -> tuple[str, str]:
     "(verdict, reason): `rule` applied to the interval of `ev`."
     verdict = rule.verdict_of(ev)
     if verdict == "inconclusive": return verdict, rule.reason(verdict)
-    if ev.n_seeds < min_seeds: return "inconclusive", f"{ev.n_seeds} seed(s): would be {verdict}, but training noise is not measured"
+    if ev.n_seeds < min_seeds:
+        return "inconclusive", f"{ev.n_seeds} seed(s): would be {verdict}, but training noise is not measured"
     return verdict, rule.reason(verdict)
 
-def claim_row(claim: str, task: str, rule: Rule, ev: Evidence, budget=None, min_seeds: int = MIN_SEEDS, **extra) -> dict:
-    "One row of a reproduction's claims.csv: the claim, its rule, point value, interval, seeds, budget and three-way verdict."
+def claim_row(claim: str, task: str, rule: Rule, ev: Evidence, budget=None, min_seeds: int = MIN_SEEDS,
+              **extra) -> dict:
+    """One row of a reproduction's claims.csv: the claim, its rule, point value, interval, seeds, budget and three-way
+    verdict."""
     verdict, why = decide(rule, ev, min_seeds)                 # on the exact interval
-    kept = replace(ev, point=round(ev.point, 3), lo=round(ev.lo, 3), hi=round(ev.hi, 3))   # as stored: `ours` shows these, as the report does
-    p = p_value(ev, rule, digits=4)                            # for Holm's adjustment over a paper's claims (report), to 4 digits
+    # as stored: `ours` shows these, as the report does
+    kept = replace(ev, point=round(ev.point, 3), lo=round(ev.lo, 3), hi=round(ev.hi, 3))
+    p = p_value(ev, rule, digits=4)  # for Holm's adjustment over a paper's claims (report), to 4 digits
     return dict(claim=claim, task=task, ours=rule.shown(kept), verdict=verdict, rule=rule.words(min_seeds),
                 point=kept.point, lo=kept.lo, hi=kept.hi, level=ev.level, seeds=ev.n_seeds or None,
                 seed_sd=None if ev.seed_sd is None else round(ev.seed_sd, 3), examples=ev.n_examples,
@@ -434,21 +491,25 @@ class Within(Rule):
 
     def words(self, min_seeds: int = MIN_SEEDS) -> str:
         seeds = f" or with fewer than {min_seeds} training seeds" if min_seeds else ""
-        return (f"claim: every {self.what} lies within +-{self.threshold:g} (equivalence, two one-sided tests); supported if the intervals of "
-                f"the largest and of the smallest gap both lie inside (-{self.threshold:g}, +{self.threshold:g}), contradicted if the largest's "
-                f"lies at or above +{self.threshold:g} or the smallest's at or below -{self.threshold:g}, inconclusive otherwise{seeds}")
+        return (f"claim: every {self.what} lies within +-{self.threshold:g} (equivalence, two one-sided tests); "
+                "supported if the intervals of the largest and of the smallest gap both lie inside "
+                f"(-{self.threshold:g}, +{self.threshold:g}), contradicted if the largest's lies at or above "
+                f"+{self.threshold:g} or the smallest's at or below -{self.threshold:g}, inconclusive otherwise{seeds}")
 
     text = property(words)
 
 # %% ../nbs/93_verdicts.ipynb #eq0code02
 @patch
 def verdict_of(self: Within, ev: Evidence) -> str:
-    top, bottom = ev.parts; c = self.threshold
-    return "supported" if -c < bottom.lo and top.hi < c else "contradicted" if top.lo >= c or bottom.hi <= -c else "inconclusive"
+    top, bottom = ev.parts
+    c = self.threshold
+    return ("supported" if -c < bottom.lo and top.hi < c else "contradicted" if top.lo >= c or bottom.hi <= -c
+            else "inconclusive")
 
 @patch
 def measure(self: Within, runs: list[dict], gaps, **kw) -> Evidence:
-    "`gaps` (metrics -> a list of signed gaps): the Evidence of the largest and of the smallest, joined (interval: their outer bounds)."
+    """`gaps` (metrics -> a list of signed gaps): the Evidence of the largest and of the smallest, joined (interval:
+    their outer bounds)."""
     top, bottom = evidence(runs, lambda m: highest(gaps(m)), **kw), evidence(runs, lambda m: lowest(gaps(m)), **kw)
     far = top if abs(top.point) >= abs(bottom.point) else bottom
     return replace(far, lo=bottom.lo, hi=top.hi, boot_lo=bottom.boot_lo, boot_hi=top.boot_hi, parts=(top, bottom),
@@ -457,23 +518,27 @@ def measure(self: Within, runs: list[dict], gaps, **kw) -> Evidence:
 @patch
 def reason(self: Within, verdict: str) -> str:
     c = f"+-{self.threshold:g}"
-    return dict(supported=f"every gap's interval lies inside {c}", contradicted=f"a gap's interval lies wholly outside {c}").get(
+    return dict(supported=f"every gap's interval lies inside {c}", contradicted="a gap's interval lies wholly outside "
+                                                                                f"{c}").get(
         verdict, f"a gap's interval reaches past {c}, none lies wholly outside it")
 
 @patch
-def shown(self: Within, ev: Evidence) -> str: return f"{self.what}: largest {ev.parts[0].show()}, smallest {ev.parts[1].show()}"
+def shown(self: Within, ev: Evidence) -> str:
+    return f"{self.what}: largest {ev.parts[0].show()}, smallest {ev.parts[1].show()}"
 
 
 # %% ../nbs/93_verdicts.ipynb #c5d6e7f1
 NOT_CHECKED = "not checked"
 
 def not_checked_row(claim: str, task: str, why: str, **extra) -> dict:
-    "The claims.csv row of a claim this run cannot check, and `why`; `extra` (e.g. the paper's value) follows the claim."
+    """The claims.csv row of a claim this run cannot check, and `why`; `extra` (e.g. the paper's value) follows the
+    claim."""
     return dict(claim=claim, **extra, task=task, ours=why, verdict=NOT_CHECKED)
 
 # %% ../nbs/93_verdicts.ipynb #c0a1e5v2
-NOISE = "within the noise"         # seed_vote's word for the seeds that vote None (a reader of `why` can find them by it)
-VOTE_CHANCE = 0.05                 # the largest chance of a decisive vote that a coin flip per seed may have (an interval's error rate)
+NOISE = "within the noise"  # seed_vote's word for the seeds that vote None (a reader of `why` can find them by it)
+# the largest chance of a decisive vote that a coin flip per seed may have (an interval's error rate)
+VOTE_CHANCE = 0.05
 
 def vote_chance(n: int) -> float:
     "The chance that `n` seeds all vote the same way (all hold, or none) when each seed is a fair coin flip: 2 / 2^n."
@@ -490,36 +555,46 @@ def holm(ps: list, alpha: float = 1 - LEVEL) -> list[bool]:
     return keep
 
 def holm_verdicts(verdicts: list[str], ps: list, alpha: float = 1 - LEVEL) -> list[str]:
-    "`verdicts` after Holm's adjustment over their `ps`: a decisive one (supported, contradicted) it does not keep reads 'inconclusive (Holm)'."
-    return [v if keep or v not in ("supported", "contradicted") else "inconclusive (Holm)" for v, keep in zip(verdicts, holm(ps, alpha))]
+    """`verdicts` after Holm's adjustment over their `ps`: a decisive one (supported, contradicted) it does not keep
+    reads 'inconclusive (Holm)'."""
+    return [v if keep or v not in ("supported", "contradicted") else "inconclusive (Holm)"
+            for v, keep in zip(verdicts, holm(ps, alpha))]
 
 def seed_vote(holds, min_seeds: int = MIN_SEEDS, undecided: str = NOISE) -> tuple[str, str]:
-    "(verdict, reason) of a property checked once per training seed: `holds` has one bool per seed, or None where that seed's check is within its noise."
+    """(verdict, reason) of a property checked once per training seed: `holds` has one bool per seed, or None where that
+    seed's check is within its noise."""
     holds = [None if h is None else bool(h) for h in holds]
     n, k, u = len(holds), sum(h is True for h in holds), sum(h is None for h in holds)
     verdict = "supported" if n and k == n else "contradicted" if n and k == 0 and u == 0 else "inconclusive"
     if verdict == "inconclusive":
-        return verdict, (f"holds in {k} of {n} seeds" + (f", {undecided} in {u}" if u else "")) if n else "no seed checked"
+        return (verdict,
+                (f"holds in {k} of {n} seeds" + (f", {undecided} in {u}" if u else "")) if n else "no seed checked")
     if n < min_seeds: return "inconclusive", f"{n} seed(s): would be {verdict}, but training noise is not measured"
     if vote_chance(n) > VOTE_CHANCE:
-        return "inconclusive", (f"holds in {'all' if k else 'none'} of {n} seeds: would be {verdict}, but a coin flip per seed agrees "
-                                f"{vote_chance(n):.0%} of the time (a decisive vote needs {VOTE_SEEDS} seeds)")
-    return verdict, f"holds in {'all' if k else 'none'} of {n} seeds (chance under a coin flip per seed: {vote_chance(n):.1%})"
+        return "inconclusive", (f"holds in {'all' if k else 'none'} of {n} seeds: would be {verdict}, but a coin flip "
+                                f"per seed agrees {vote_chance(n):.0%} of the time (a decisive vote needs {VOTE_SEEDS} "
+                                "seeds)")
+    return verdict, (f"holds in {'all' if k else 'none'} of {n} seeds (chance under a coin flip per seed: "
+                     f"{vote_chance(n):.1%})")
 
-def vote_row(claim: str, task: str, what: str, holds, ours: str, min_seeds: int = MIN_SEEDS, undecided: str = NOISE, **extra) -> dict:
-    "One claims.csv row for a property checked per seed (`what`, in words): verdict by `seed_vote`, its rule written, its chance rate."
+def vote_row(claim: str, task: str, what: str, holds, ours: str, min_seeds: int = MIN_SEEDS, undecided: str = NOISE,
+             **extra) -> dict:
+    """One claims.csv row for a property checked per seed (`what`, in words): verdict by `seed_vote`, its rule written,
+    its chance rate."""
     verdict, why = seed_vote(holds, min_seeds, undecided)
-    return dict(claim=claim, task=task, ours=ours, verdict=verdict, seeds=len(holds), seeds_holding=f"{sum(h is True for h in holds)}/{len(holds)}",
-                chance=round(vote_chance(len(holds)), 4),
-                rule=f"per-seed check, no interval: {what}; supported if it holds in every one of at least {max(min_seeds, VOTE_SEEDS)} seeds, "
-                     f"contradicted if in none, else inconclusive (all {len(holds)} seeds agree under a coin flip per seed "
-                     f"{vote_chance(len(holds)):.0%} of the time)", why=why, **extra)
+    return dict(claim=claim, task=task, ours=ours, verdict=verdict, seeds=len(holds),
+                seeds_holding=f"{sum(h is True for h in holds)}/{len(holds)}", chance=round(vote_chance(len(holds)), 4),
+                rule=f"per-seed check, no interval: {what}; supported if it holds in every one of at least "
+                     f"{max(min_seeds, VOTE_SEEDS)} seeds, contradicted if in none, else inconclusive (all "
+                     f"{len(holds)} seeds agree under a coin flip per seed {vote_chance(len(holds)):.0%} of the time)",
+                why=why, **extra)
 
 
 # %% ../nbs/93_verdicts.ipynb #ps0code1
 @dataclass(frozen=True)
 class Value:
-    "A number measured once per training seed (a share of heads, a log timing ratio): a `Sample` of one example that every resample draws (`evidence`: a t interval over the seeds)."
+    """A number measured once per training seed (a share of heads, a log timing ratio): a `Sample` of one example that
+    every resample draws (`evidence`: a t interval over the seeds)."""
     x: float
     step: float = 0.0                    # a whole number's resolution (a count of heads: 1); 0: continuous
     examples = 0                         # no evaluation examples (`Evidence.n_examples`)
@@ -545,7 +620,8 @@ def resolution(term: Term, at: dict, steps: dict) -> float:
     return min(moves, default=0.0)
 
 def tie_floor(res: float, S: int, level: float = LEVEL) -> float:
-    "The least seed variance of a statistic of whole numbers (resolution `res`, `S` seeds): h_S at `level`; 2 seeds: inf"
+    """The least seed variance of a statistic of whole numbers (resolution `res`, `S` seeds): h_S at `level`; 2 seeds:
+    inf"""
     if not res or S < 2: return 0.0
     if S < MIN_JOINT: return math.inf                       # two tied seeds say nothing of the spread: no interval
     a = (1 - level) / 2
@@ -573,11 +649,13 @@ def known(stat, sp: Spread, level: float = LEVEL) -> Evidence:
 UNDER_TRAINED = "not decided: under-trained"
 
 def guard(row: dict, signals: dict) -> dict:
-    "`row` with its runs' convergence tests (`signals`: {run: (converged, shown)}); one that failed (or None: no facts) makes it `UNDER_TRAINED`."
+    """`row` with its runs' convergence tests (`signals`: {run: (converged, shown)}); one that failed (or None: no
+    facts) makes it `UNDER_TRAINED`."""
     if not signals or row.get("verdict") not in VERDICTS: return row
     failed = [shown for ok, shown in signals.values() if not ok]
     if not failed: return dict(row, trained=f"all {len(signals)} trained runs converged")
-    return dict(row, verdict=UNDER_TRAINED, trained=f"{len(failed)} of {len(signals)} runs not converged: " + "; ".join(failed),
+    return dict(row, verdict=UNDER_TRAINED,
+                trained=f"{len(failed)} of {len(signals)} runs not converged: " + "; ".join(failed),
                 why=f"would be {row['verdict']} ({row.get('why', '')}), but it rests on runs that did not converge")
 
 # %% ../nbs/93_verdicts.ipynb #19359ab2
@@ -588,34 +666,40 @@ def verdict_word(v) -> str:
     return str(v).removesuffix(OLD_STYLE).removesuffix(ONE_SEED)
 
 def verdict_kind(row: dict) -> str:
-    "A claims.csv row's verdict as shown: three-way verdicts unchanged; two-way ones (no interval), and decisive ones from fewer than `MIN_SEEDS` training seeds, marked old style."
+    """A claims.csv row's verdict as shown: three-way verdicts unchanged; two-way ones (no interval), and decisive ones
+    from fewer than `MIN_SEEDS` training seeds, marked old style."""
     v = str(row.get("verdict", "") or "")
     if v.endswith((OLD_STYLE, ONE_SEED)): return v
-    if v in VERDICTS and row.get("lo") not in (None, "") and v != "inconclusive" and str(row.get("seeds", "")).isdigit() \
-            and int(row["seeds"]) < MIN_SEEDS:
+    if v in VERDICTS and row.get("lo") not in (None, "") and v != "inconclusive" \
+            and str(row.get("seeds", "")).isdigit() and int(row["seeds"]) < MIN_SEEDS:
         return v + ONE_SEED                                                   # decided with min_seeds=1: an older rule
     if v in VERDICTS and (row.get("lo") not in (None, "") or row.get("seeds_holding") not in (None, "")):
-        return v                                                             # three-way: an interval, or one vote per seed
+        return v  # three-way: an interval, or one vote per seed
     if v in ("supported", "not supported"): return v + OLD_STYLE
     return v
 
 def verdict_counts(rows: list[dict], shown: bool = False) -> dict:
-    "Counts of supported / contradicted / inconclusive / old-style / other (not run, not checked) verdicts in claim rows (`shown`: verdicts already as `verdict_kind` gives them)."
+    """Counts of supported / contradicted / inconclusive / old-style / other (not run, not checked) verdicts in claim
+    rows (`shown`: verdicts already as `verdict_kind` gives them)."""
     c = dict.fromkeys(VERDICTS + ("old style", "other"), 0)
     for r in rows:
         v = str(r.get("verdict", "")) if shown else verdict_kind(r)
-        key = v if v in VERDICTS else "old style" if v.endswith((OLD_STYLE, ONE_SEED)) else "other"   # not run, not checked, ...
+        # not run, not checked, ...
+        key = v if v in VERDICTS else "old style" if v.endswith((OLD_STYLE, ONE_SEED)) else "other"
         c[key] += 1
     return c
 
 # %% ../nbs/93_verdicts.ipynb #a1b2v2code
-def budget_table(claim: str, task: str, rule: Rule, stat, runs_at, budgets, default_steps: int, seed: int = 0, **extra) -> list[dict]:
-    "`claim_row`s of `rule` on `stat` of `runs_at(b)` (one {name: Sample} per seed) at the default phase (b None, `default_steps` steps) and each of `budgets`."
+def budget_table(claim: str, task: str, rule: Rule, stat, runs_at, budgets, default_steps: int, seed: int = 0,
+                 **extra) -> list[dict]:
+    """`claim_row`s of `rule` on `stat` of `runs_at(b)` (one {name: Sample} per seed) at the default phase (b None,
+    `default_steps` steps) and each of `budgets`."""
     return [claim_row(claim, task, rule, rule.measure(runs_at(b), stat, seed=seed), budget=b or default_steps,
                       phase="budget" if b else "default", **extra) for b in [None, *budgets]]
 
 def seed_band(samples: list[Sample], seed: int = 0) -> dict:
-    "A figure's band for one system: its metric averaged over the seeds of `samples` (one `Sample` each) and the 95% interval of `evidence` (examples and seeds)."
+    """A figure's band for one system: its metric averaged over the seeds of `samples` (one `Sample` each) and the 95%
+    interval of `evidence` (examples and seeds)."""
     ev = evidence([{"x": s} for s in samples], lambda m: m["x"], seed=seed)
     return dict(mean=round(ev.point, 3), lo=round(ev.lo, 3), hi=round(ev.hi, 3), seeds=ev.n_seeds)
 
