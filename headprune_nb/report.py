@@ -686,7 +686,7 @@ def your_run_blocks(yours, found, pairs) -> list[tuple]:
         blocks.append(("p", f"Intervals at least {WIDER:g}x as wide as the committed run's: {len(wide)} of {n}"
                             + (f"; what differs: {'; '.join(why_wider(p_c, p_y))}." if wide else ".")))
         if wide: blocks.append(("table", wide))
-    blocks.append(("p", "In the claims table, *inside committed band* says whether your point estimate lies inside the "
+    blocks.append(("p", "In the claims table, 'inside committed band' says whether your point estimate lies inside the "
                         "committed run's interval. A timing on another machine, or on cores shared with other work, "
                         "moves the point: 'no' marks a difference between the two runs, not a failed claim; the "
                         "verdicts, each with its own interval, are what to compare."))
