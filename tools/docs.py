@@ -13,7 +13,7 @@ its outputs; the bare notebook where no cpu run is committed), the full claim an
 Relative links between them work as on GitHub. The sidebar reads in a user's order: prune your own
 model, the methods, the reproductions, then the internals.
 
-The method notebooks (EXECUTED) are executed while the site builds (MyST-NB, one kernel each, a time
+The method notebooks and the API (EXECUTED) are executed while the site builds (MyST-NB, one kernel each, a time
 limit per cell), so their "Try it" numbers and figures show; the others are rendered as committed
 (clean). Everything Sphinx and MyST-NB write (jupyter_execute/, the doctrees) stays in a temporary
 folder: only --out is written.
@@ -56,9 +56,9 @@ def mathjax_dir(given: str | None) -> Path:
     return es5
 
 # The notebooks executed while the site builds (nbs/ stems, glob patterns): the methods, whose "Try it" sections
-# print numbers and draw figures. Each runs in well under a minute (nbdev-test runs them too); a cell that takes
-# longer than EXECUTE_TIMEOUT_S or raises fails the build.
-EXECUTED = ("1[0-6]_*",)
+# print numbers and draw figures, and the API a user meets first. Each runs in well under a minute (nbdev-test runs
+# them too); a cell that takes longer than EXECUTE_TIMEOUT_S or raises fails the build.
+EXECUTED = ("1[0-6]_*", "20_api")
 EXECUTE_TIMEOUT_S = 300
 
 # The sidebar, in a reader's order: (caption, nbs/ stems as glob patterns); the reproductions come third.
