@@ -7,18 +7,20 @@ from __future__ import annotations
 import base64, functools, html, json, os, re, time
 from pathlib import Path
 import headprune_nb
-from .reproduce import (EXPERIMENTS, PROFILES, reproduce_dir, results_dir, committed_dir, USER_RESULTS, read_csv,
+from .reproduce import (EXPERIMENTS, PROFILES, reproduce_dir, results_dir, committed_dir, USER_RESULTS,
+                                    read_csv,
                                     markdown_table, write_atomic, finished, write_csv, COMPLETE)
 from .verdicts import verdict_kind, verdict_counts, verdict_word
 
 
 # %% auto #0
-__all__ = ['REPORTED', 'RERUN', 'PAPERS', 'RULES', 'RULE_COLS', 'POWER_PLAN', 'STYLE', 'CLAIM_COLS', 'checked_verdict',
-           'check_profiles', 'finished_results', 'published_claims', 'claim_rows', 'inside_band', 'three_way_claims',
-           'side_by_side', 'paper_of', 'claim_evidence', 'decided_by', 'budget_moves', 'claim_counts', 'chance_of',
-           'chance_line', 'holm_rows', 'commit_time', 'believed', 'rule_key', 'registered_rules', 'results_seen',
-           'budget_seen', 'rule_status', 'rule_rows', 'stats_blocks', 'power_blocks', 'to_markdown', 'to_html',
-           'report_blocks', 'default_report_dir', 'build_report']
+__all__ = ['REPORTED', 'RERUN', 'UNCHECKED', 'PAPERS', 'RULES', 'RULE_COLS', 'POWER_PLAN', 'STYLE', 'CLAIM_COLS', 'YOUR_COLS',
+           'WIDER', 'checked_verdict', 'check_profiles', 'finished_results', 'published_claims', 'claim_rows',
+           'inside_band', 'pair_claims', 'three_way_claims', 'side_by_side', 'paper_of', 'claim_evidence', 'decided_by',
+           'budget_moves', 'claim_counts', 'chance_of', 'chance_line', 'holm_rows', 'commit_time', 'believed',
+           'rule_key', 'registered_rules', 'results_seen', 'budget_seen', 'rule_status', 'rule_rows', 'stats_blocks',
+           'power_blocks', 'to_markdown', 'to_html', 'report_blocks', 'default_report_dir', 'build_report', 'load_line',
+           'widened', 'why_wider', 'your_run_blocks']
 
 # %% ../nbs/92_report.ipynb #360b8f9a
 _PLAIN_RULE = re.compile(r"claim: .* ([<>]) (\S+); supported if the interval lies")
@@ -42,11 +44,14 @@ REPORTED = ("cpu", "full")          # smoke results are plumbing checks: reporte
 def check_profiles(profiles=None) -> tuple[str, ...]:
     "The profiles to report (default: cpu and full); an unknown one is an error that lists the others."
     bad = [p for p in profiles or () if p not in PROFILES]
-    if bad: raise ValueError(f"unknown profile {bad[0]!r}; choose from {', '.join(PROFILES)} (repeat --profile for several)")
+    if bad:
+        raise ValueError(f"unknown profile {bad[0]!r}; choose from {', '.join(PROFILES)} "
+                         "(repeat --profile for several)")
     return tuple(profiles or REPORTED)
 
 def finished_results(profiles=None, source: str = "committed") -> list[tuple[str, str, Path]]:
-    "(experiment, profile, folder) of every finished run on disk (`reproduce.finished`): the `committed` ones or `yours` (default profiles: cpu and full)."
+    """(experiment, profile, folder) of every finished run on disk (`reproduce.finished`): the `committed` ones or
+    `yours` (default profiles: cpu and full)."""
     if source not in ("committed", "yours"): raise ValueError(f"source must be 'committed' or 'yours'; got {source!r}")
     folder = committed_dir if source == "committed" else results_dir
     found = []
@@ -67,14 +72,17 @@ def published_claims(name: str) -> list[str]:
 RERUN = "run that experiment again into the folder (or remove the folder)"
 
 def _claims_of(d: Path) -> list[dict] | None:
-    "The rows of `d/claims.csv` (None: the file is empty); damaged or without a `claim` column: a ValueError naming it and the fix."
+    """The rows of `d/claims.csv` (None: the file is empty); damaged or without a `claim` column: a ValueError naming it
+    and the fix."""
     rows = read_csv(d / "claims.csv", fix=RERUN)
     if not rows: return None
-    if "claim" not in rows[0]: raise ValueError(f"{d / 'claims.csv'} has no `claim` column (it has {', '.join(list(rows[0])[:6])}); {RERUN}")
+    if "claim" not in rows[0]:
+        raise ValueError(f"{d / 'claims.csv'} has no `claim` column (it has {', '.join(list(rows[0])[:6])}); {RERUN}")
     return rows
 
 def claim_rows(found, profiles=None) -> list[dict]:
-    """One row per (experiment, profile, claim): our check and verdict, or 'not run' (profiles: those in `found`, or cpu).
+    """One row per (experiment, profile, claim): our check and verdict, or 'not run' (profiles: those in `found`, or
+    cpu).
     An experiment that ran in one profile gets no 'not run' rows in the others (the first full-profile run of one
     experiment does not list every other experiment's claims as not run under `full`)."""
     rows = []
@@ -85,13 +93,15 @@ def claim_rows(found, profiles=None) -> list[dict]:
             d = ran.get((name, profile))
             ours = _claims_of(d) if d is not None and (d / "claims.csv").exists() else []
             if ours is None:                                         # an empty claims.csv: shown as such, never dropped
-                rows += [dict(experiment=name, profile=profile, claim=claim, task="", ours="", verdict=f"damaged: {d / 'claims.csv'} "
+                rows += [dict(experiment=name, profile=profile, claim=claim, task="", ours="",
+                              verdict=f"damaged: {d / 'claims.csv'} "
                               "is empty (run it again)") for claim in published_claims(name) or ["(its claims)"]]
                 continue
             for c in ours:
                 rows.append(dict(experiment=name, profile=profile, claim=c["claim"], task=c.get("task", ""),
                                  ours=c.get("ours", ""), verdict=checked_verdict(c), **claim_evidence(c),
-                                 paper=str(c.get("paper") or c.get("paper_value") or ""), of_paper=c.get("of_paper") or "",
+                                 paper=str(c.get("paper") or c.get("paper_value") or ""),
+                                 of_paper=c.get("of_paper") or "",
                                  **{k: c.get(k, "") for k in ("point", "lo", "hi")}))
             if not ours and (d is not None or not any((name, p) in ran for p in profiles)):
                 for claim in published_claims(name):
@@ -108,7 +118,8 @@ def _first(row: dict | None, *keys):
     return next((_num(row[k]) for k in keys if row and _num(row.get(k)) is not None), None)
 
 def inside_band(committed: dict | None, yours: dict | None) -> str:
-    "'yes' / 'no' when the committed row has an interval (`lo`, `hi`; or `ci_low`, `ci_high`) and yours a point (`point` or `value`); else 'n/a'."
+    """'yes' / 'no' when the committed row has an interval (`lo`, `hi`; or `ci_low`, `ci_high`) and yours a point
+    (`point` or `value`); else 'n/a'."""
     lo, hi = _first(committed, "lo", "ci_low"), _first(committed, "hi", "ci_high")
     v = _first(yours, "point", "value")
     if lo is None or hi is None or v is None: return "n/a"
@@ -118,25 +129,48 @@ def _short(text, n: int = 90) -> str:
     text = str(text or "")
     return text if len(text) <= n else text[:n - 1] + "…"
 
+UNCHECKED = ("not run", "not checked by this run")      # `claim_rows`' rows that stand for a claim no run checked
+
+def pair_claims(committed: list[dict], yours: list[dict]) -> list[tuple[dict | None, dict | None]]:
+    """Pair `claim_rows` of the committed runs with yours, one pair per row of the report. Rows match on (experiment,
+    profile, claim, task); a row without a task (a claim no run checked, or one checked once for all tasks) stands for
+    its claim in every task. A claim you did not run adds no row of its own (it shows 'not run' beside the committed
+    rows); a result of yours that no committed row matches gets its own row."""
+    claim = lambda c: (c["experiment"], c["profile"], c["claim"])
+    key = lambda c: (*claim(c), c["task"])
+    mine, mine_any = {key(y): y for y in yours}, {claim(y): y for y in yours if not y["task"]}
+    unchecked = {claim(c): c for c in committed if not c["task"] and c["verdict"] in UNCHECKED}
+    per_task = {claim(y) for y in yours if y["task"]}
+    pairs, seen, used = [], set(), set()
+    for c in committed:
+        if key(c) in seen or (unchecked.get(claim(c)) is c and claim(c) in per_task): continue   # yours in its place
+        seen.add(key(c))
+        y = mine.get(key(c)) or mine_any.get(claim(c))
+        if y: used.add(key(y))
+        pairs.append((c, y))
+    checked = {claim(c) for c in committed}
+    for y in yours:
+        if key(y) in used or (not y["task"] and (y["verdict"] in UNCHECKED or claim(y) in checked)): continue
+        used.add(key(y))
+        pairs.append((unchecked.get(claim(y)), y))
+    return pairs
+
 def three_way_claims(committed: list[dict], yours: list[dict]) -> list[dict]:
-    "Merge `claim_rows` of the committed runs and of yours: one row per claim, published | committed | yours."
+    """Merge `claim_rows` of the committed runs and of yours (`pair_claims`): one row per claim, published | committed |
+    yours."""
     pub = {}
     for name in EXPERIMENTS:
         for f in EXPERIMENTS[name].published:
             if "claims" not in f: continue
             for r in read_csv(reproduce_dir() / "published" / f):
                 if "claim" in r: pub[(name, r["claim"])] = r.get("quote") or r.get("value") or ""
-    key = lambda c: (c["experiment"], c["profile"], c["claim"], c["task"])
-    mine = {key(c): c for c in yours}
-    rows, seen = [], set()
-    for c in committed + [c for c in yours if key(c) not in {key(x) for x in committed}]:
-        k = key(c)
-        if k in seen: continue
-        seen.add(k)
-        base = c if c in committed else None
-        y = mine.get(k)
-        rows.append(dict(experiment=c["experiment"], profile=c["profile"], claim=c["claim"], task=c["task"], of_paper=c.get("of_paper", ""),
-                         published=pub.get((c["experiment"], c["claim"])) or c.get("paper", ""),   # else the row's own quote
+    rows = []
+    for base, y in pair_claims(committed, yours):
+        c = base if base is not None and (base["task"] or y is None) else y     # the row's task: yours in place of none
+        rows.append(dict(experiment=c["experiment"], profile=c["profile"], claim=c["claim"], task=c["task"],
+                         of_paper=c.get("of_paper", ""),
+                         # else the row's own quote
+                         published=pub.get((c["experiment"], c["claim"])) or c.get("paper", ""),
                          ours=base["ours"] if base else "", interval=(base or {}).get("interval", ""),
                          rule=(base or y or {}).get("rule", ""), decided_by=(base or y or {}).get("decided_by", ""),
                          budget=(base or y or {}).get("budget", ""),
@@ -166,32 +200,45 @@ def side_by_side(committed: list[dict] | None, yours: list[dict] | None) -> list
 # %% ../nbs/92_report.ipynb #9c895cf8
 PAPERS = {"michel2019": "Michel et al. 2019", "dsp2021": "Li et al. 2021 (DSP)", "pass2023": "PASS 2023",
           "behnke2020": "Behnke & Heafield 2020", "baselines": "baselines",
-          "llm": "LLM heads (no paper: issue 39)"}
-PAPERS["voita"] = PAPERS["dsp2021"]     # voita_lambda checks Li et al.'s re-run of Voita's pruner (their Figure 3, section 5.2)
+          "llm": "LLM heads (no paper)"}
+# voita_lambda checks Li et al.'s re-run of Voita's pruner (their Figure 3, section 5.2)
+PAPERS["voita"] = PAPERS["dsp2021"]
 
 def paper_of(experiment: str, of_paper: str = "") -> str:
-    "The paper an experiment reproduces (by its name's first part), or the one a claim row names (`of_paper`: a key of `PAPERS`)."
+    """The paper an experiment reproduces (by its name's first part), or the one a claim row names (`of_paper`: a key of
+    `PAPERS`)."""
     return PAPERS.get(of_paper or experiment.split("_")[0], experiment)
 
 def claim_evidence(c: dict) -> dict:
-    "The interval, rule, budget and the verdict's reason (`why`) of a claims.csv row ('' where an old-style row has none)."
+    """The interval, rule, budget and the verdict's reason (`why`) of a claims.csv row ('' where an old-style row has
+    none)."""
     has = c.get("lo") not in (None, "")
-    seeds = f", {c['seeds']} seeds" if c.get("seeds") not in (None, "") else ""          # a timing has no training seeds
+    # a timing has no training seeds
+    seeds = f", {c['seeds']} seeds" if c.get("seeds") not in (None, "") else ""
     interval = f"{c['point']:+.2f} [{c['lo']:+.2f}, {c['hi']:+.2f}] ({c.get('level', 0.95):.0%}{seeds})" if has else ""
-    if not has and c.get("seeds_holding") not in (None, ""): interval = f"holds in {c['seeds_holding']} seeds"   # verdicts.vote_row
+    # verdicts.vote_row
+    if not has and c.get("seeds_holding") not in (None, ""): interval = f"holds in {c['seeds_holding']} seeds"
     rule = c.get("rule", "") or ""
-    return dict(interval=interval, rule=rule, decided_by=decided_by(rule), budget=c.get("budget", "") or "", why=c.get("why", "") or "")
+    return dict(interval=interval, rule=rule, decided_by=decided_by(rule), budget=c.get("budget", "") or "",
+                why=c.get("why", "") or "")
 
 def decided_by(rule: str) -> str:
-    "A rule in short, for a summary table: the interval's test (`verdicts.Rule`), a vote per seed (`verdicts.vote_row`), or values shown, not judged."
+    """A rule in short, for a summary table: the interval's test (`verdicts.Rule`), a vote per seed
+    (`verdicts.vote_row`), or values shown, not judged."""
     if m := re.match(r"claim: .* ([<>]) (\S+); supported if the interval", rule): return f"interval {m[1]} {m[2]}"
-    if m := re.match(r"claim: every .* lies within \+-(\S+) \(equivalence", rule): return f"every gap within +-{m[1]} (two one-sided tests)"   # verdicts.Within
-    if m := re.match(r"per-seed check.*every one of at least (\d+) seeds", rule): return f"one vote per seed: all hold (at least {m[1]} seeds) or none"
-    if rule.startswith("exact (no noise): "): return "exact (no noise): " + rule.rsplit(", ", 1)[-1]     # a size: no sample, no seeds
+    # verdicts.Within
+    if m := re.match(r"claim: every .* lies within \+-(\S+) \(equivalence", rule):
+        return f"every gap within +-{m[1]} (two one-sided tests)"
+    if m := re.match(r"per-seed check.*every one of at least (\d+) seeds", rule):
+        return f"one vote per seed: all hold (at least {m[1]} seeds) or none"
+    # a size: no sample, no seeds
+    if rule.startswith("exact (no noise): "): return "exact (no noise): " + rule.rsplit(", ", 1)[-1]
     return "not judged" if "not judged" in rule else ""
 
 def budget_moves(rows: list[dict]) -> list[dict]:
-    "One row per (claim, task) of a budgets.csv: the verdict at each phase length (the main table's marked default) and how it moves with the budget: steady (one verdict throughout), moves (decided at some lengths, inconclusive at others) or flips (supported at some, contradicted at others)."
+    """One row per (claim, task) of a budgets.csv: the verdict at each phase length (the main table's marked default)
+    and how it moves with the budget: steady (one verdict throughout), moves (decided at some lengths, inconclusive at
+    others) or flips (supported at some, contradicted at others)."""
     by = {}
     for r in sorted(rows, key=lambda r: (_num(r.get("budget")) is None, _num(r.get("budget")) or 0)):
         b = f"{r.get('budget', '')}{' (default)' if r.get('phase') == 'default' else ''}"
@@ -200,10 +247,12 @@ def budget_moves(rows: list[dict]) -> list[dict]:
         kinds = {verdict_word(v) for _, v in vs}                  # an old-style mark does not make a verdict move
         if len(vs) == 1: return "one budget"
         return "flips" if {"supported", "contradicted"} <= kinds else "steady" if len(kinds) == 1 else "moves"
-    return [dict(claim=c, task=t, verdicts=" · ".join(f"{b}: {v}" for b, v in vs), with_budget=how(vs)) for (c, t), vs in by.items()]
+    return [dict(claim=c, task=t, verdicts=" · ".join(f"{b}: {v}" for b, v in vs), with_budget=how(vs))
+            for (c, t), vs in by.items()]
 
 def claim_counts(claims: list[dict]) -> list[dict]:
-    "Per paper and profile: how many rows of `claim_rows` are supported / contradicted / inconclusive / old style / other (not run, not checked)."
+    """Per paper and profile: how many rows of `claim_rows` are supported / contradicted / inconclusive / old style /
+    other (not run, not checked)."""
     of = lambda c: (paper_of(c["experiment"], c.get("of_paper", "")), c["profile"])
     keys = list(dict.fromkeys(map(of, claims)))
     return [dict(paper=p, profile=prof, **verdict_counts([c for c in claims if of(c) == (p, prof)],
@@ -223,30 +272,39 @@ def _tests_of(found) -> list[dict]:
     return [r for r in _rows_of(found, ("claims.csv", "budgets.csv")) if r.get("phase") != "default"]
 
 def chance_of(r: dict) -> float:
-    "The chance that row `r` is decisive when its statistic sits at its threshold: 1 - level (an interval), the vote's chance (a vote that may decide), else 0."
+    """The chance that row `r` is decisive when its statistic sits at its threshold: 1 - level (an interval), the vote's
+    chance (a vote that may decide), else 0."""
     if r.get("lo") not in (None, ""): return 1 - float(r.get("level") or LEVEL)
     n = int(r["seeds"]) if str(r.get("seeds", "")).isdigit() else 0
     return vote_chance(n) if r.get("seeds_holding") not in (None, "") and n >= VOTE_SEEDS else 0.0
 
 def chance_line(found) -> str:
-    "One sentence: decisive verdicts over the claim and budget rows of `found` that can decide, and how many chance alone would give."
+    """One sentence: decisive verdicts over the claim and budget rows of `found` that can decide, and how many chance
+    alone would give."""
     rows = [r for r in _tests_of(found) if chance_of(r) > 0 and verdict_kind(r) in VERDICTS]
     decisive = sum(verdict_kind(r) in ("supported", "contradicted") for r in rows)
-    return (f"Chance: {len(rows)} claim and budget rows that can decide, {decisive} of them decisive; if every statistic sat at its threshold, "
-            f"chance alone would give about {sum(map(chance_of, rows)):.1f} decisive verdicts (5% per interval; a vote only with at "
+    return (f"Chance: {len(rows)} claim and budget rows that can decide, {decisive} of them decisive; "
+            "if every statistic sat at its threshold, "
+            f"chance alone would give about {sum(map(chance_of, rows)):.1f} decisive verdicts "
+            "(5% per interval; a vote only with at "
             f"least {VOTE_SEEDS} seeds).")
 
 def holm_rows(found) -> list[dict]:
-    "Each paper's interval rows (claims, and budget rows past the default) with a p, per profile: raw verdict beside Holm's."
+    """Each paper's interval rows (claims, and budget rows past the default) with a p, per profile: raw verdict beside
+    Holm's."""
     fam = {}
-    for r in _tests_of(found):                                  # a row that decides nothing (under-trained) tests nothing
-        if _num(r.get("p")) is not None and verdict_kind(r) in VERDICTS: fam.setdefault((r["paper_name"], r["profile"]), []).append(r)
+    # a row that decides nothing (under-trained) tests nothing
+    for r in _tests_of(found):
+        if _num(r.get("p")) is not None and verdict_kind(r) in VERDICTS:
+            fam.setdefault((r["paper_name"], r["profile"]), []).append(r)
     out = []
     for (paper, profile), rs in fam.items():
         vs = [verdict_kind(r) for r in rs]
         for r, v, h in zip(rs, vs, holm_verdicts(vs, [_num(r["p"]) for r in rs])):
-            out.append(dict(paper=paper, profile=profile, experiment=r["experiment"], task=r.get("task", ""), claim=_short(r["claim"], 70),
-                            budget=r.get("budget", "") if r.get("phase") == "budget" else "", p=r["p"], verdict=v, holm=h))
+            out.append(dict(paper=paper, profile=profile, experiment=r["experiment"], task=r.get("task", ""),
+                            claim=_short(r["claim"], 70),
+                            budget=r.get("budget", "") if r.get("phase") == "budget" else "", p=r["p"], verdict=v,
+                            holm=h))
     return out
 
 # %% ../nbs/92_report.ipynb #st0code0
@@ -274,8 +332,10 @@ RULE_COLS = ("experiment", "profile", "task", "claim", "budget", "rule", "plan",
 # plan: the runs a rule was registered for, before they ran (e.g. "seeds 0-5, bf16"; empty: the committed run's)
 
 def rule_key(r: dict) -> tuple:
-    "What a rule is registered for: experiment, profile, task, claim, and the budget of a budget row (a claim's own phase is not part of it)."
-    return (r["experiment"], r["profile"], r.get("task", "") or "", r["claim"], str(r.get("budget", "")) if r.get("phase") == "budget" else "")
+    """What a rule is registered for: experiment, profile, task, claim, and the budget of a budget row (a claim's own
+    phase is not part of it)."""
+    return (r["experiment"], r["profile"], r.get("task", "") or "", r["claim"],
+            str(r.get("budget", "")) if r.get("phase") == "budget" else "")
 
 def registered_rules(path: Path | None = None) -> dict:
     "{rule_key: [rows]} of the rules file (none: empty)."
@@ -288,7 +348,8 @@ def registered_rules(path: Path | None = None) -> dict:
     return out
 
 def results_seen(d: Path) -> str | None:
-    "When result folder `d`'s results were first seen: the earliest finish time of the runs that made it (complete.json, its parts, provenance files)."
+    """When result folder `d`'s results were first seen: the earliest finish time of the runs that made it
+    (complete.json, its parts, provenance files)."""
     c = finished(d) or {}
     times = [c.get("finished_utc")] + [r.get("finished_utc") for r in c.get("runs", [])]
     for p in d.glob("*provenance.json"):
@@ -297,7 +358,8 @@ def results_seen(d: Path) -> str | None:
     return min((t for t in times if t), default=None)
 
 def budget_seen(d: Path, task: str, budget) -> str | None:
-    "When the records of a budget row (`scores/<task>/*-steps<budget>.json`) were first made (None: no such record; the folder's time then)."
+    """When the records of a budget row (`scores/<task>/*-steps<budget>.json`) were first made (None: no such record;
+    the folder's time then)."""
     times = []
     for f in (d / "scores" / str(task)).glob(f"*-steps{budget}.json"):
         try: p = json.loads(f.read_text()).get("provenance") or {}
@@ -306,14 +368,16 @@ def budget_seen(d: Path, task: str, budget) -> str | None:
     return min((t for t in times if t), default=None)
 
 def rule_status(r: dict, rules: dict, seen: str | None) -> tuple[str, str]:
-    "(status, registered): 'registered before the results' only if this very rule text was registered before `seen`; else 'rule written after the results'."
+    """(status, registered): 'registered before the results' only if this very rule text was registered before `seen`;
+    else 'rule written after the results'."""
     same = [x for x in rules.get(rule_key(r), []) if x["rule"] == r.get("rule", "")]
     regs = sorted((x for x in same if believed(x)), key=lambda x: x["registered_utc"])
     if not regs:
         why = "back-dated (registered_utc before its commit)" if same else "not registered"
         return "rule written after the results", why
     when = f"{regs[0]['registered_utc']} at {regs[0]['commit'][:10]}"
-    return ("rule registered before the results" if seen and regs[0]["registered_utc"] < seen else "rule written after the results"), when
+    before = seen and regs[0]["registered_utc"] < seen
+    return ("rule registered before the results" if before else "rule written after the results"), when
 
 def rule_rows(found, rules: dict | None = None) -> list[dict]:
     "Per claim and budget row with a rule: when its rule was registered beside when its results were first seen."
@@ -323,9 +387,12 @@ def rule_rows(found, rules: dict | None = None) -> list[dict]:
     for r in _rows_of(found, ("claims.csv", "budgets.csv")):
         if not r.get("rule"): continue
         at = seen[r["experiment"], r["profile"]]
-        if r.get("phase") == "budget": at = budget_seen(dirs[r["experiment"], r["profile"]], r.get("task", ""), r.get("budget", "")) or at   # a later part's rows: their records
+        # a later part's rows: their records
+        if r.get("phase") == "budget":
+            at = budget_seen(dirs[r["experiment"], r["profile"]], r.get("task", ""), r.get("budget", "")) or at
         status, when = rule_status(r, rules, at)
-        out.append(dict(experiment=r["experiment"], profile=r["profile"], task=r.get("task", ""), claim=_short(r["claim"], 60),
+        out.append(dict(experiment=r["experiment"], profile=r["profile"], task=r.get("task", ""),
+                        claim=_short(r["claim"], 60),
                         budget=r.get("budget", "") if r.get("phase") == "budget" else "", results_seen=at,
                         registered=when, status=status))
     return out
@@ -335,10 +402,13 @@ def stats_blocks(found) -> list[tuple]:
     rr = rule_rows(found)
     before = sum(r["status"] == "rule registered before the results" for r in rr)
     return [("h", 3, "Chance, multiplicity and when the rules were written"), ("p", chance_line(found)),
-            ("p", "Each paper's interval claims with Holm's adjustment over that paper's claims of one profile (family-wise 5%):"),
+            ("p", "Each paper's interval claims with Holm's adjustment over that paper's claims of one profile "
+                  "(family-wise 5%):"),
             ("table", holm_rows(found)),
-            ("p", f"Rules: {before} of {len(rr)} rows have a rule registered (reproduce/rules.csv) before their results were first seen; "
-                  f"the other {len(rr) - before}: rule written after the results."), ("table", rule_rows(found)), *power_blocks()]
+            ("p", f"Rules: {before} of {len(rr)} rows have a rule registered (reproduce/rules.csv) "
+                  "before their results were first seen; "
+                  f"the other {len(rr) - before}: rule written after the results."),
+            ("table", rule_rows(found)), *power_blocks()]
 
 POWER_PLAN = "power.csv"     # reproduce/power.csv: the seeds each committed claim needs (tools/power.py, nbs/93b_power)
 
@@ -346,10 +416,13 @@ def power_blocks(path: Path | None = None) -> list[tuple]:
     "The power plan's blocks: what each committed cpu claim needs to decide at 80% power, and what that costs."
     p = path or reproduce_dir() / POWER_PLAN
     if not p.exists(): return []
-    rows = [{k: r.get(k, "") for k in ("experiment", "task", "claim", "verdict", "seeds", "plan", "hours_to_plan")} for r in read_csv(p)]
+    cols = ("experiment", "task", "claim", "verdict", "seeds", "plan", "hours_to_plan")
+    rows = [{k: r.get(k, "") for k in cols} for r in read_csv(p)]
     return [("h", 3, "What each claim needs to decide (the power plan)"),
-            ("p", "For every committed cpu claim, the training seeds at which it decides with 80% power if its statistic sits at "
-                  "its current estimate (nbs/93b_power; a claim near its threshold can land either way), or why no number of "
+            ("p", "For every committed cpu claim, the training seeds at which it decides with 80% power "
+                  "if its statistic sits at "
+                  "its current estimate (nbs/93b_power; a claim near its threshold can land either way), "
+                  "or why no number of "
                   "seeds up to 12 does; hours: the training that many seeds add on 2 cores (tools/power.py)."),
             ("table", [dict(r, claim=_short(r["claim"], 60)) for r in rows])]
 
@@ -368,14 +441,16 @@ def _html_table(rows: list[dict]) -> str:
     if not rows: return "<p><em>(empty)</em></p>"
     cols = list(dict.fromkeys(k for r in rows for k in r))
     cell = lambda v: "" if v is None else html.escape(f"{v:.3g}" if isinstance(v, float) else str(v))
-    verdict = lambda v: (f' class="{verdict_word(v).replace(" ", "-")}"'
-                         if verdict_word(v) in ("supported", "not supported", "not run", "contradicted", "inconclusive") else "")
+    shown = ("supported", "not supported", "not run", "contradicted", "inconclusive")
+    verdict = lambda v: f' class="{verdict_word(v).replace(" ", "-")}"' if verdict_word(v) in shown else ""
     head = "".join(f"<th>{html.escape(c)}</th>" for c in cols)
-    body = "".join("<tr>" + "".join(f"<td{verdict(r.get(c))}>{cell(r.get(c))}</td>" for c in cols) + "</tr>" for r in rows)
+    body = "".join("<tr>" + "".join(f"<td{verdict(r.get(c))}>{cell(r.get(c))}</td>" for c in cols) + "</tr>"
+                   for r in rows)
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 STYLE = ("body{font-family:system-ui,sans-serif;max-width:72rem;margin:2rem auto;padding:0 1rem;line-height:1.45}"
-         "table{border-collapse:collapse;margin:1rem 0;font-size:.85rem}td,th{border:1px solid #ccc;padding:.25rem .5rem;"
+         "table{border-collapse:collapse;margin:1rem 0;font-size:.85rem}"
+         "td,th{border:1px solid #ccc;padding:.25rem .5rem;"
          "text-align:left;vertical-align:top}th{background:#f3f3f3}td.supported{background:#e3f6e3}"
          "td.not-supported{background:#fbe3e3}td.not-run{color:#888}td.contradicted{background:#f6c9c9}"
          "td.inconclusive{background:#f3f0d8}img{max-width:100%}")
@@ -401,14 +476,17 @@ def _provenance_line(d: Path, file: str = "provenance.json") -> str:
     m, seeds = p.get("machine", {}), (p.get("params") or {}).get("seeds")
     return (f"`{p.get('command', '?')}` · profile {p.get('profile')} · seed {p.get('seed')}"
             + (f" · training seeds {seeds}" if seeds else "") + f" · headprune-nb "
-            f"{p.get('headprune_nb')} · commit {str(p.get('git_commit'))[:10]} · {m.get('cpu', '?')} x{m.get('cpu_count', '?')}, "
+            f"{p.get('headprune_nb')} · commit {str(p.get('git_commit'))[:10]} · "
+            f"{m.get('cpu', '?')} x{m.get('cpu_count', '?')}, "
             f"torch {m.get('torch', '?')} · finished {p.get('finished_utc')}")
 
 def _provenance_lines(d: Path) -> list[str]:
-    "One provenance line per run that made the folder: each part's (`complete.json`'s `runs`, the file each names), else the folder's one run."
+    """One provenance line per run that made the folder: each part's (`complete.json`'s `runs`, the file each names),
+    else the folder's one run."""
     parts = [r["file"] for r in (finished(d) or {}).get("runs", []) if r.get("file") and (d / r["file"]).exists()]
+    files = dict.fromkeys(p for p in parts if p != "provenance.json" or len(parts) == 1)
     return [(f"{f.removesuffix('_provenance.json')} part: " if f != "provenance.json" else "") + _provenance_line(d, f)
-            for f in dict.fromkeys(p for p in parts if p != "provenance.json" or len(parts) == 1)] or [_provenance_line(d)]
+            for f in files] or [_provenance_line(d)]
 
 def _unfinished(d: Path) -> bool:
     "Does folder `d` hold files of a run that has not finished (no `complete.json`)?"
@@ -427,43 +505,62 @@ def _table_blocks(d_c: Path | None, d_y: Path | None) -> list[tuple]:
                 if t is not None: blocks += [("p", f"{n} ({label}):"), ("table", t)]
     return blocks
 
-CLAIM_COLS = {"claim": "claim", "task": "task", "published": "published", "ours": "committed", "interval": "committed interval",
-              "rule": "rule", "budget": "budget", "verdict": "committed verdict", "why": "why", "yours": "yours", "your_interval": "your interval",
+CLAIM_COLS = {"claim": "claim", "task": "task", "published": "published", "ours": "committed",
+              "interval": "committed interval",
+              "rule": "rule", "budget": "budget", "verdict": "committed verdict", "why": "why", "yours": "yours",
+              "your_interval": "your interval",
               "your_verdict": "your verdict", "inside_committed_band": "inside committed band"}
 
-def _claim_table(claims: list[dict], lead=("experiment", "profile")) -> list[dict]:
-    return [{**{k: c[k] for k in lead}, **{v: (_short(c[k]) if k == "published" else c.get(k, ""))
-                                           for k, v in CLAIM_COLS.items()}} for c in claims]
+# with runs of yours: your verdict beside the committed one, right after the claim
+YOUR_COLS = {k: CLAIM_COLS[k] for k in ("claim", "task", "verdict", "your_verdict", "published", "ours", "yours",
+                                        "interval", "your_interval", "inside_committed_band", "rule", "budget", "why")}
 
-def report_blocks(found, claims: list[dict], yours=()) -> list[tuple]:
-    "The report as blocks: the summary of `claims` (from `three_way_claims`), then one section per experiment and profile."
-    blocks = [("h", 1, "headprune-nb: our results beside the published ones"),
-              ("p", f"Generated {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} by `headprune report` (headprune-nb "
+def _claim_table(claims: list[dict], lead=("experiment", "profile"), cols=CLAIM_COLS) -> list[dict]:
+    return [{**{k: c[k] for k in lead}, **{v: (_short(c[k]) if k == "published" else c.get(k, ""))
+                                           for k, v in cols.items()}} for c in claims]
+
+def report_blocks(found, claims: list[dict], yours=(), your_run=()) -> list[tuple]:
+    """The report as blocks: `your_run` (`your_run_blocks`) first, the summary of `claims` (from `three_way_claims`),
+    then one section per experiment and profile."""
+    cols = YOUR_COLS if yours else CLAIM_COLS
+    blocks = [("h", 1, "headprune-nb: our results beside the published ones"), *your_run,
+              ("p", f"Generated {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} by `headprune report` "
+                    "(headprune-nb "
                     f"{headprune_nb.__version__}) from the result folders on disk. Three columns per table and claim: "
                     "published (the paper, transcribed), committed (the reference run in reproduce/results/) and yours "
                     "(your run in ./headprune-results/). Every number of ours comes from a run whose command, profile, "
                     "seed, version and machine are listed with it; published numbers are transcriptions."),
               ("h", 2, "Claims"),
-              ("p", "Verdicts per paper (committed runs): supported or contradicted only when the interval (the crossed design "
+              ("p", "Verdicts per paper (committed runs): supported or contradicted only when the interval "
+                    "(the crossed design "
                     "of training seeds and shared evaluation examples, nbs/93_verdicts) excludes the rule's threshold, "
-                    "inconclusive when it straddles it; a property with no evaluation sample to resample (a count of heads, "
-                    "a timing against its noise) is checked once per training seed instead: supported if it holds in every "
-                    "seed (at least six: a coin flip per seed agrees with a 3% chance), contradicted if in none, inconclusive otherwise (claims.csv: decided_by); old style: a two-way verdict from one seed without an interval, or a decisive one from a single training seed (an older rule); other: not run, not checked, not decided (under-trained: a run that failed its method's convergence signal), or not a test (a property of a method, shown, not decided)."),
-              ("table", claim_counts(claims)), ("table", _claim_table(claims)), *stats_blocks(found)]
+                    "inconclusive when it straddles it; a property with no evaluation sample to resample "
+                    "(a count of heads, "
+                    "a timing against its noise) is checked once per training seed instead: supported if it holds "
+                    "in every "
+                    "seed (at least six: a coin flip per seed agrees with a 3% chance), contradicted if in none, "
+                    "inconclusive otherwise (claims.csv: decided_by); old style: a two-way verdict from one seed "
+                    "without an interval, or a decisive one from a single training seed (an older rule); other: "
+                    "not run, not checked, not decided (under-trained: a run that failed its method's convergence "
+                    "signal), or not a test (a property of a method, shown, not decided)."),
+              ("table", claim_counts(claims)), ("table", _claim_table(claims, cols=cols)), *stats_blocks(found)]
     ran, mine = {(n, p): d for n, p, d in found}, {(n, p): d for n, p, d in yours}
     for name, exp in EXPERIMENTS.items():
         blocks += [("h", 2, f"{name}: {exp.title}"), ("p", f"Checks: {exp.checks}")]
         profiles = [p for p in PROFILES if (name, p) in ran or (name, p) in mine]
         if not profiles: blocks.append(("p", "Not run yet (`headprune reproduce " + name + " --profile cpu`)."))
         for profile in [p for p in PROFILES if (name, p) not in ran and _unfinished(committed_dir(name, p))]:
-            blocks.append(("p", f"profile {profile}: a run is unfinished in reproduce/results/{profile}/{name} (no complete.json): "
+            blocks.append(("p", f"profile {profile}: a run is unfinished in reproduce/results/{profile}/{name} "
+                                "(no complete.json): "
                                 "no verdicts from it until it finishes."))
         for profile in profiles:
             d_c, d_y = ran.get((name, profile)), mine.get((name, profile))
             blocks.append(("h", 3, f"profile {profile}"))
             for label, d in (("committed", d_c), ("yours", d_y)):
-                blocks += [("p", f"{label}: {line}") for line in (_provenance_lines(d) if d is not None else ["no finished run"])]
-                if d is not None and (note := (finished(d) or {}).get("note")):    # how a run in parts was put together, what is missing
+                lines = _provenance_lines(d) if d is not None else ["no finished run"]
+                blocks += [("p", f"{label}: {line}") for line in lines]
+                # how a run in parts was put together, what is missing
+                if d is not None and (note := (finished(d) or {}).get("note")):
                     blocks.append(("p", f"{label}, how it was run: {note}"))
             blocks += _table_blocks(d_c, d_y)
             for label, d in (("committed", d_c), ("yours", d_y)):
@@ -472,13 +569,15 @@ def report_blocks(found, claims: list[dict], yours=()) -> list[tuple]:
             these = [c for c in claims if c["experiment"] == name and c["profile"] == profile]
             if any(c["verdict"] not in ("not run", "not checked by this run", "no committed run")
                    or c["your_verdict"] not in ("not run", "not checked by this run") for c in these):
-                blocks += [("p", "Claims:"), ("table", _claim_table(these, lead=()))]
+                blocks += [("p", "Claims:"), ("table", _claim_table(these, lead=(), cols=cols))]
             for label, d in (("committed", d_c), ("yours", d_y)):
                 if d is not None and (d / "budgets.csv").exists():
                     rows = read_csv(d / "budgets.csv")
-                    blocks += [("p", f"How each verdict moves with the phase length ({label}; in steps; `budget_moves`):"),
+                    blocks += [("p", f"How each verdict moves with the phase length "
+                                     f"({label}; in steps; `budget_moves`):"),
                                ("table", budget_moves(rows)),
-                               ("p", f"Budget sensitivity ({label}; the verdict at each phase length, in steps; phase default: the "
+                               ("p", f"Budget sensitivity ({label}; the verdict at each phase length, in steps; "
+                                     "phase default: the "
                                      "main table's runs, decided by the same statistic as the budget rows):"),
                                ("table", [dict(claim=c["claim"], task=c.get("task", ""), budget=c.get("budget", ""),
                                                interval=claim_evidence(c)["interval"], rule=c.get("rule", ""),
@@ -486,7 +585,8 @@ def report_blocks(found, claims: list[dict], yours=()) -> list[tuple]:
     return blocks
 
 def default_report_dir() -> Path:
-    "Where `headprune report` writes by default: ./headprune-results/report (the committed report is refreshed with --out)."
+    """Where `headprune report` writes by default: ./headprune-results/report (the committed report is refreshed with
+    --out)."""
     return Path.cwd() / USER_RESULTS / "report"
 
 def build_report(profiles=None, out_dir=None) -> tuple[Path, Path]:
@@ -496,11 +596,98 @@ def build_report(profiles=None, out_dir=None) -> tuple[Path, Path]:
     out = Path(out_dir) if out_dir else default_report_dir()
     out.mkdir(parents=True, exist_ok=True)
     ran = sorted({p for _, p, _ in found + yours}, key=PROFILES.index) or None
-    claims = three_way_claims(claim_rows(found, ran), claim_rows(yours, ran) if yours else [])
+    committed, mine = claim_rows(found, ran), claim_rows(yours, ran) if yours else []
+    claims = three_way_claims(committed, mine)
     write_csv(out / "claims.csv", claims)                      # the README's summary table
     write_csv(out / "verdict_counts.csv", claim_counts(claims))
-    blocks = report_blocks(found, claims, yours)
+    first = your_run_blocks(yours, found, pair_claims(committed, mine)) if yours else ()
+    blocks = report_blocks(found, claims, yours, your_run=first)
     md = write_atomic(out / "report.md", to_markdown(blocks, out))
     page = write_atomic(out / "report.html", to_html(blocks, "headprune-nb report"))
     return md, page
 
+
+# %% ../nbs/92_report.ipynb #yr0code1
+WIDER = 1.25        # an interval of yours at least this many times the committed one's width is listed as widened
+
+def _timings(load) -> list[dict]:
+    "The timings a `load` record holds (each a dict with `load_during_max`), wherever they sit in it."
+    if isinstance(load, dict):
+        return [load] if "load_during_max" in load else [t for v in load.values() for t in _timings(v)]
+    return [t for v in load for t in _timings(v)] if isinstance(load, list) else []
+
+def load_line(p: dict) -> str:
+    "How busy the machine was while a run timed (its provenance's `load`), in one line."
+    load, ts = p.get("load") or {}, _timings(p.get("load"))
+    if not ts: return "not recorded (this experiment records none)"
+    busy = sum(bool(t.get("competing")) for t in ts) + sum(v for k, v in load.items()
+                                                            if k.endswith("_competing") and isinstance(v, int))
+    total = len(ts) + sum(v for k, v in load.items() if k.endswith("_timings") and isinstance(v, int))
+    top = lambda k: max(float(t.get(k) or 0) for t in ts)
+    return (f"load average up to {top('load_during_max'):.1f} on {max(t.get('cpu_count') or 0 for t in ts)} cores, "
+            f"other processes up to {top('other_cores'):.2f} cores; {busy} of {total} timings competed with other work")
+
+def _machine(p: dict) -> str:
+    m = p.get("machine") or {}
+    return f"{m.get('cpu', '?')} x{m.get('cpu_count', '?')}" + (f", {m['gpu']}" if m.get("gpu") else "") + \
+        f", torch {m.get('torch', '?')} ({m.get('torch_threads', '?')} threads)"
+
+def _named(c: dict) -> str: return _short(c["claim"], 60) + (f" ({c['task']})" if c["task"] else "")
+
+def _width(r: dict | None):
+    lo, hi = _first(r, "lo"), _first(r, "hi")
+    return None if lo is None or hi is None else hi - lo
+
+def widened(pairs) -> list[dict]:
+    "The claims (of `pair_claims`) whose interval in your run is at least `WIDER` times as wide as the committed one."
+    out = []
+    for c, y in pairs:
+        wc, wy = _width(c), _width(y)
+        if wc and wy is not None and wy >= WIDER * wc:
+            out.append(dict(claim=_short(c["claim"], 70), task=c["task"], committed=c.get("interval", ""),
+                            yours=y.get("interval", ""), wider=f"{wy / wc:.1f}x"))
+    return out
+
+def why_wider(p_c: dict, p_y: dict) -> list[str]:
+    "What differs between the committed run (provenance `p_c`) and yours (`p_y`) that can widen an interval."
+    why = []
+    if any(t.get("competing") for t in _timings(p_y.get("load"))) or (p_y.get("load") or {}).get("competing"):
+        why.append(f"your run shared its cores with other work ({load_line(p_y)})")
+    if _machine(p_c) != _machine(p_y):
+        why.append(f"another machine (yours: {_machine(p_y)}; committed: {_machine(p_c)})")
+    pc, py = p_c.get("params") or {}, p_y.get("params") or {}
+    changed = [f"{k} {pc.get(k)} -> {py.get(k)}" for k in dict.fromkeys([*pc, *py]) if pc.get(k) != py.get(k)]
+    if changed: why.append("other settings: " + ", ".join(changed[:5]))
+    return why or ["nothing the two runs recorded (machine, load, settings) differs: noise; run it again to see"]
+
+def your_run_blocks(yours, found, pairs) -> list[tuple]:
+    """The report's first section when it holds runs of yours (`yours`, as `finished_results` gives them): each run's
+    machine, load and time, its verdicts against the committed run's (`found`), what widened and why."""
+    from headprune_nb.store import read_json
+    blocks, ran = [("h", 2, "Your run")], {(n, p): d for n, p, d in found}
+    for name, profile, d in yours:
+        p_y = read_json(d / "provenance.json", kind=dict, fix=RERUN)
+        d_c = ran.get((name, profile))
+        p_c = read_json(d_c / "provenance.json", kind=dict, fix=RERUN) if d_c is not None else {}
+        mine = [(c, y) for c, y in pairs if y is not None and (y["experiment"], y["profile"]) == (name, profile)]
+        both = [(c, y) for c, y in mine if c is not None]
+        differ = [_named(c) for c, y in both if c["verdict"] != y["verdict"]]
+        minutes = f", {p_y['runtime_s'] / 60:.0f} min" if isinstance(p_y.get("runtime_s"), (int, float)) else ""
+        blocks += [("p", f"{name} ({profile}): `{p_y.get('command', '?')}`, "
+                         f"finished {p_y.get('finished_utc')}{minutes}."),
+                   ("p", f"Machine: {_machine(p_y)}" + (f"; the committed run's: {_machine(p_c)}." if p_c else ".")),
+                   ("p", f"Load while it timed: {load_line(p_y)}"
+                         + (f"; the committed run's: {load_line(p_c)}." if p_c.get("load") else ".")),
+                   ("p", f"Verdicts: {len(both) - len(differ)} of {len(both)} the same as the committed run's"
+                         + (f"; different: {'; '.join(differ)}." if differ else ".") if p_c else
+                         "Verdicts: no committed run of this experiment and profile to compare with.")]
+        wide = widened(both)
+        n = sum(_width(c) is not None and _width(y) is not None for c, y in both)
+        blocks.append(("p", f"Intervals at least {WIDER:g}x as wide as the committed run's: {len(wide)} of {n}"
+                            + (f"; what differs: {'; '.join(why_wider(p_c, p_y))}." if wide else ".")))
+        if wide: blocks.append(("table", wide))
+    blocks.append(("p", "In the claims table, 'inside committed band' says whether your point estimate lies inside the "
+                        "committed run's interval. A timing on another machine, or on cores shared with other work, "
+                        "moves the point: 'no' marks a difference between the two runs, not a failed claim; the "
+                        "verdicts, each with its own interval, are what to compare."))
+    return blocks

@@ -17,17 +17,48 @@ def test_every_method_notebook_links_a_reproduction(name):
     assert links, f"{name} links no reproduction"
     for l in links: assert (ROOT / "reproduce" / l).exists(), l
 
+# The site the tests build executes one method notebook (13_dsp: about 20 s) rather than all of them (`make docs`:
+# about 4 min of a busy 2-core machine): CI runs every notebook already (nbdev-test); this checks the mechanism.
+EXECUTED_HERE = ("13_dsp",)
+
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     pytest.importorskip("myst_nb", reason="the docs extra is not installed (pip install -e '.[docs]')")
-    return docs.build(tmp_path_factory.mktemp("site"), docs.mathjax_dir(None))
+    return docs.build(tmp_path_factory.mktemp("build") / "site", docs.mathjax_dir(None), execute=EXECUTED_HERE)
+
+def test_the_method_notebooks_run_when_the_site_builds(tmp_path):
+    "`make docs` executes the method notebooks and the API: their staged copies ask MyST-NB to run them, no others."
+    import nbformat
+    stems = sorted(p.stem for p in (ROOT / "nbs").glob("*.ipynb"))
+    assert [s for s in stems if docs.executed(s)] == METHOD_NOTEBOOKS
+    for stem, run in (("13_dsp", True), ("00_heads", False)):
+        docs.strip_directives(ROOT / "nbs" / f"{stem}.ipynb", tmp_path / f"{stem}.ipynb", execute=docs.executed(stem))
+        meta = nbformat.read(tmp_path / f"{stem}.ipynb", 4).metadata.get("mystnb", {})
+        assert meta.get("execution_mode") == ("force" if run else None), (stem, meta)
+
+def test_the_build_writes_only_its_site(site):
+    "Nothing beside --out (MyST-NB's jupyter_execute/ went to the repository root when the site was built there)."
+    assert sorted(p.name for p in site.parent.iterdir()) == ["site"]
+
+def test_the_sidebar_reads_in_a_users_order(site):
+    "Prune your own model, the methods, the reproductions (the full claim table among them), then the internals."
+    index = (site / "index.html").read_text()
+    captions = re.findall(r'caption-text">([^<]*)', index)
+    assert [c.split(":")[0] for c in captions] == ["Prune your own model", "Methods", "Reproductions", "Internals",
+                                                   "Project"], captions
+    nav = index[index.index('caption-text">Prune'):]
+    order = [nav.index(f'href="{page}.html"') for page in ("nbs/20_api", "nbs/10_michel", "reproduce/CLAIMS",
+                                                           "nbs/00_heads")]
+    assert order == sorted(order), order
+    assert 'href="reproduce/CLAIMS.html"' in index[index.index("<article"):]     # README's link works
+    assert (site / "reproduce" / "CLAIMS.html").exists()
 
 def test_site_has_every_page_and_local_math(site):
     assert (site / "index.html").exists() and (site / "CHANGELOG.html").exists()
     for nb in (ROOT / "nbs").glob("*.ipynb"):
         if nb.stem != "index": assert (site / "nbs" / f"{nb.stem}.html").exists(), nb.stem
     for nb in (ROOT / "reproduce").glob("*.ipynb"): assert (site / "reproduce" / f"{nb.stem}.html").exists(), nb.stem
-    assert (site / "reproduce" / "report" / "report.html").exists()
+    assert (site / "reproduce" / "report" / "report.html").exists() and (site / "reproduce" / "CLAIMS.html").exists()
     page = (site / "nbs" / "13_dsp.html").read_text()
     scripts = re.findall(r'<script[^>]*src="([^"]+)"', page)
     assert any(s.split("?")[0].endswith("_static/mathjax/tex-mml-chtml.js") for s in scripts)
@@ -79,9 +110,20 @@ def test_every_page_reads_in_a_real_browser(site, browser, tmp_path_factory):
         rel = str(path.relative_to(site))
         if got["errors"] or got["merror"] or got["broken"]: bad[rel] = {k: got[k] for k in ("errors", "merror", "broken")}
         if path.stem in METHOD_NOTEBOOKS[:-1] and got["math"] < 10: bad[rel] = f"only {got['math']} formulas typeset"
-        if path.stem == "13_dsp": got["page"].screenshot(path=str(tmp_path_factory.mktemp("screens") / "13_dsp.png"), full_page=True)
+        if path.stem == "13_dsp":
+            got["page"].screenshot(path=str(tmp_path_factory.mktemp("screens") / "13_dsp.png"), full_page=True)
+            bad.update({rel: missing} if (missing := shown_outputs(got["page"])) else {})
         got["page"].close()
     assert not bad, bad
+
+def shown_outputs(page) -> str:
+    "What an executed method page lacks: an output cell with text, a figure inside an output that loaded ('' if none)."
+    seen = page.evaluate("""() => ({
+        text: [...document.querySelectorAll('.cell_output')].filter(o => o.innerText.trim().length > 0).length,
+        figures: [...document.querySelectorAll('.cell_output img')].filter(i => i.complete && i.naturalWidth > 100)
+                 .length})""")
+    if seen["text"] and seen["figures"]: return ""
+    return f"executed, yet shows {seen['text']} output(s) with text and {seen['figures']} figure(s)"
 
 def cells(line: str) -> int:
     "Cells of a Markdown table row: `|` separators not escaped."
