@@ -56,3 +56,15 @@ def test_every_committed_rule_is_registered(monkeypatch):
     spec = importlib.util.spec_from_file_location("rules_tool", RESULTS.parent.parent / "tools" / "rules.py")
     tool = importlib.util.module_from_spec(spec); spec.loader.exec_module(tool)
     assert tool.main(["--check"]) == 0, "rules not registered: run python tools/rules.py (and commit reproduce/rules.csv)"
+
+UNTRAINED = {"michel2019_speed": "timings of random weights: nothing is trained",
+             "llm_heads": "a pretrained model pruned; its recovery fine-tune is the same fixed procedure for every system compared"}
+
+def test_every_decisive_verdict_rests_on_converged_runs():
+    "Every committed decisive row (claims and budget rows) rests on runs that all passed the convergence test (nbs/19_convergence)."
+    bad = []
+    for f in sorted(RESULTS.glob("*/*/claims.csv")) + sorted(RESULTS.glob("*/*/budgets.csv")):
+        for r in csv.DictReader(f.open(newline="")):
+            if r.get("verdict") not in ("supported", "contradicted") or f.parent.name in UNTRAINED: continue
+            if not (r.get("trained") or "").startswith("all "): bad.append(f"{f.relative_to(RESULTS)}: {r['claim'][:60]} ({r.get('trained')!r})")
+    assert not bad, "decisive rows whose runs are not all converged:\n" + "\n".join(bad)
