@@ -109,8 +109,7 @@ EXPERIMENTS = {e.name: e for e in [
                "perplexity on held-out English with every row's query heads, KV heads, KV-cache bytes a token, "
                "parameters and a timing; removal modes at one criterion and criteria at one layout (Torch-Pruning's, "
                "LLM-Pruner's) at equal query and KV heads, every system given the same recovery; KV-cache memory and "
-               "decode speed after a 2,048-token prompt; ten claims registered before the run (no paper: issues 39, "
-               "54)",
+               "decode speed after a 2,048-token prompt; ten claims registered before the run (no paper)",
                (), {"cpu": "about 1.6 CPU hours (SmolLM2-135M): 97 grid rows of about 1 CPU minute each (measured "
                            "2026-12-05; 206-418 s wall a row on a loaded 2-core machine), then a payoff phase of a few "
                            "CPU minutes; it needs the llm extra"},

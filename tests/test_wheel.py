@@ -56,6 +56,6 @@ def test_wheel_in_a_fresh_venv_lists_and_reproduces(dist, tmp_path):
     report = tmp_path / "headprune-results" / "report"                          # the report too, not site-packages
     md = (report / "report.md").read_text()
     assert (report / "report.html").exists() and not (Path(site) / "headprune_nb" / "_reproduce" / "report").exists()
-    assert ("| published | committed | committed interval | rule | budget | committed verdict | why | yours | your interval | your verdict | "
-            "inside committed band |") in md
+    assert ("| claim | task | committed verdict | your verdict | published | committed | yours | committed interval | "
+            "your interval | inside committed band | rule | budget | why |") in md       # your verdict beside the committed one
     assert "yours: `headprune reproduce michel2019_speed --profile smoke`" in md
