@@ -252,9 +252,7 @@ def memory(v) -> str:
 
 def run_hours(path) -> dict[str, float]:
     """{'<task>/<name>': GPU hours} of each run in a CSV with columns task, key, gpu_hours (a dry run's
-    `run_hours.csv`);
-    a dict: converted already (`runs.get_executor` converts, then the executor's own constructor)."""
-    if isinstance(path, dict): return path
+    `run_hours.csv`)."""
     try: rows = read_csv(path)
     except OSError as e: raise ValueError(f"hours={path}: cannot read it ({e.strerror}); give a run_hours.csv")
     if rows and not {"task", "key", "gpu_hours"} <= set(rows[0]):
@@ -703,7 +701,7 @@ class SlurmExecutor:
         if importlib.util.find_spec("submitit") is None:
             raise ImportError("executor slurm needs submitit: pip install 'headprune-nb[slurm]' (or pip install "
                               "submitit)")
-        self.opts = {k: self.OPTIONS[k](v) for k, v in opts.items()}
+        self.opts = dict(opts)                  # converted by `runs.get_executor`, once
         for k, default in self.OWN.items(): setattr(self, k, self.opts.pop(k, default))
 
     def run_minutes(self, key) -> float:

@@ -725,9 +725,11 @@ def slurm_plan(notes: list[dict], opts: dict | None = None) -> dict:
     """The Slurm plan of a dry run (see above): each top-level grid's arrays (phase, tasks, runs, time limit,
     dependencies) with the slurm executor's `opts` (default: the full profile's), and the wall hours at each of
     `CLUSTER_GPUS` from the critical path."""
-    from headprune_nb.executors import SlurmExecutor, plan, makespan, clock
+    from headprune_nb.executors import plan, makespan, clock
+    from headprune_nb.runs import get_executor
     hours = key_hours(notes)
-    ex = SlurmExecutor(**{k: v for k, v in (opts or SLURM_PROFILE["full"]).items() if k != "hours"})   # dry run's hours
+    given = {k: v for k, v in (opts or SLURM_PROFILE["full"]).items() if k != "hours"}   # the dry run's hours instead
+    ex = get_executor("slurm", **given)
     per, outside = max(1, ex.opts.get("gpus", 1)), hours.get("", 0.0)
     grids, wall, crit = [], {g: outside for g in CLUSTER_GPUS}, outside
     for g in (n for n in notes if n["kind"] == "grid" and not n["nested"]):
