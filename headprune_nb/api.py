@@ -260,10 +260,8 @@ RUN_RECORD = "prune_to_k.json"
 
 def claim_out_dir(out_dir, model: nn.Module, batches, **what) -> dict:
     """Record in `out_dir` what a `prune_to_k` run there is: `what` (method, variant, K, settings) and digests of the
-    model
-    it starts from and of its data (`store.tensors_digest`). A folder holding another run's record, or files and no
-    record,
-    is refused: resuming it would return that run's mask."""
+    model it starts from and of its data (`store.tensors_digest`). A folder holding another run's record, or files
+    and no record, is refused: resuming it would return that run's mask."""
     from pathlib import Path
     from headprune_nb.store import read_json, write_json, tensors_digest
     data = {f"{i}/{k}": v for i, b in enumerate(batches) for k, v in b.items() if isinstance(v, torch.Tensor)}

@@ -300,13 +300,8 @@ def prepare_iwslt14(raw_dir, out_dir, src: str = "de", tgt: str = "en", merges: 
     s, t = [s[i].lower() for i in keep], [t[i].lower() for i in keep]
     splits = {"valid": ([x for i, x in enumerate(s, 1) if i % 23 == 0], [x for i, x in enumerate(t, 1) if i % 23 == 0]),
               "train": ([x for i, x in enumerate(s, 1) if i % 23], [x for i, x in enumerate(t, 1) if i % 23])}
-    splits["test"] = tuple(
-        [
-            x.lower()
-            for x in moses_tokenize([y for n in IWSLT14_TEST for y in _iwslt_seg_lines(raw / f"{n}.{pair}.{l}.xml")], l)
-        ]
-        for l in (src, tgt)
-    )
+    test_lines = lambda l: [y for n in IWSLT14_TEST for y in _iwslt_seg_lines(raw / f"{n}.{pair}.{l}.xml")]
+    splits["test"] = tuple([x.lower() for x in moses_tokenize(test_lines(l), l)] for l in (src, tgt))
     codes = learn_bpe(splits["train"][0] + splits["train"][1], merges)
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=out_dir.parent))

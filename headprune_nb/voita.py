@@ -32,12 +32,8 @@ class VoitaPruner(Variants, HeadPruner):
             raise ValueError("per_layer=True averages over layers: pass sizes (the heads of each layer)")
         if sizes is not None and (not len(sizes) or sum(sizes) != H or min(sizes) < 0):
             raise ValueError(f"sizes (heads per layer) must be non-negative and add up to H={H}; got {list(sizes)}")
-        self.gate, self.lam, self.sizes, self.per_layer = (
-            HardConcrete(H, init, beta, gamma, zeta),
-            lam,
-            None if sizes is None else list(sizes),
-            per_layer,
-        )
+        self.gate = HardConcrete(H, init, beta, gamma, zeta)
+        self.lam, self.sizes, self.per_layer = lam, None if sizes is None else list(sizes), per_layer
         self.open_above = self.OPEN_ABOVE if open_above is None else open_above      # default: the variant's
 
     def gates(self, step: int) -> torch.Tensor: return self.gate()    # sample in train mode, deterministic in eval
