@@ -222,16 +222,16 @@ def ranking(pruner: HeadPruner, n: int) -> torch.Tensor:
     return sum(pruner.keep_mask(k).cpu().double() for k in range(1, n + 1))
 
 # %% ../nbs/20_api.ipynb #438d58d4
-def _one_shot(method, model, batches, unit, entry, progress, device, **kw) -> torch.Tensor:
+def _one_shot(method, model, index, batches, unit, entry, progress, device, **kw) -> torch.Tensor:
     "Michel's importance or the lottery's confidence, per unit (query heads or KV groups)."
     model.to(device)
     if method == "confidence":
         if kw: raise ValueError(f"prune_to_k: confidence takes no options; not {', '.join(sorted(kw))}")
-        conf = head_confidence(model, batches, progress)
-        return reduce_groups(HeadIndex.from_model(model), conf, "mean") if unit == "group" else conf
+        conf = head_confidence(model, batches, progress, index)
+        return reduce_groups(index, conf, "mean") if unit == "group" else conf
     unknown = sorted(set(kw) - {"per_token", "normalize"})
     if unknown: raise ValueError(f"prune_to_k: michel takes variant, per_token and normalize; not {', '.join(unknown)}")
-    return head_importance(model, batches, progress=progress, variant=entry.variant, unit=unit, **kw)
+    return head_importance(model, batches, progress=progress, variant=entry.variant, unit=unit, index=index, **kw)
 
 def _units(index: HeadIndex, unit: str) -> HeadIndex:
     if unit not in DEFAULT_MODE: raise ValueError(f"unit must be one of {', '.join(DEFAULT_MODE)}; got {unit!r}")
@@ -301,7 +301,7 @@ def prune_to_k(model: nn.Module, batches, K: int | None = None, method: str = "d
         raise ValueError(f"prune_to_k: batch {unlabelled[0]} has no `labels` ({len(unlabelled)} of {len(get(0))} "
                          "unlabelled); every method needs the task loss: pass dicts with input tensors and `labels`")
     if entry is None or entry.cls is None:                      # michel, confidence: one score per unit
-        scores = _one_shot(method, model, get(0), unit, entry, progress, device, **pruner_kw)
+        scores = _one_shot(method, model, index, get(0), unit, entry, progress, device, **pruner_kw)
     else:
         steps, k_units = epochs * len(get(0)), max(1, min(units.H, round(K * units.H / index.H)))
         if out_dir is not None:                                 # resume only this run's training, never another's
@@ -320,8 +320,8 @@ def prune_to_k(model: nn.Module, batches, K: int | None = None, method: str = "d
                           gate_warmup=opts.get("gate_warmup", True))
         log = []
         train(model, get, cfg, pruner=pruner, out_dir=out_dir, resume=out_dir is not None, progress=progress,
-              log_rows=log)
+              log_rows=log, index=index)
         warn_unconverged(method, pruner, log, steps)
         scores = ranking(pruner, units.H)
     keep = removal.keep(index, expand_groups(index, scores) if unit == "group" else scores, K, kv=kv)
-    return prune_heads(model, keep).eval(), keep
+    return prune_heads(model, keep, index).eval(), keep

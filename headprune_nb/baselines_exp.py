@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses, json, shutil, time
 from dataclasses import dataclass
 from pathlib import Path
-from .runs import RunKey, RunRecord, read_records
+from .runs import RunKey, RunRecord, read_records, migrated
 from .store import write_json, write_atomic, utc_now
 
 # %% auto #0
@@ -88,7 +88,7 @@ def records_from_table(folder, profile: str) -> list[RunRecord]:
     for row in read_csv(folder / "baselines.csv"):
         p = json.loads((folder / f"{row['task']}_provenance.json").read_text())
         key = baseline_keys(profile, [row["task"]], seed, p["params"].get("epochs"), p["params"].get("train_limit"))[0]
-        recs.append(RunRecord(key, metric=row["value"], extra=dict(row=row), provenance=dict(
-            migrated_from=f"baselines.csv, {row['task']}_provenance.json", finished_utc=p["finished_utc"],
-            git_commit=p.get("git_commit"), command=p.get("command"))))
+        recs.append(RunRecord(key, metric=row["value"], extra=dict(row=row), provenance=migrated(
+            "baselines.csv", f"{row['task']}_provenance.json",
+            base=dict(finished_utc=p["finished_utc"], git_commit=p.get("git_commit"), command=p.get("command")))))
     return recs

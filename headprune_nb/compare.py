@@ -21,7 +21,7 @@ from .bench import compare_pruned
 from .api import make_pruner
 from .runs import (RunKey, RunRecord, SeedRuns, Sample, load_record, save_record, record_path, run_grid,
                                score_masked, sample_of, sample_made, baseline_of, recipe_index, fit_record, fit_signals,
-                               run_device)
+                               run_device, migrated)
 from .convergence import TESTS, converged, facts, settled_at
 from .verdicts import (Rule, evidence, claim_row, not_checked_row, budget_table, seed_band, lowest, highest,
                                    guard, per_seed)
@@ -34,7 +34,7 @@ __all__ = ['METHODS', 'JOINT', 'PIPELINED', 'PHASES', 'RECORDS_ONLY', 'RUNS', 'T
            'run_comparison', 'metric_rows', 'mask_rows', 'timing_rows', 'layer_rows', 'dynamics_rows', 'mean_gap',
            'lead', 'group_gap', 'closeness', 'gate_rows', 'decided_rows', 'attention_rows', 'timing_noise',
            'sure_counts', 'most', 'axes_row', 'draw_curves', 'draw_tradeoff', 'draw_layers', 'draw_speed', 'figure',
-           'draw_dynamics', 'beside_published', 'parse_name', 'attach', 'migrated', 'default_steps', 'seed_sweeps',
+           'draw_dynamics', 'beside_published', 'parse_name', 'attach', 'default_steps', 'seed_sweeps',
            'migrate_scores', 'migrate_sweeps', 'migrate_curves', 'migrate_tables', 'migrate', 'amend',
            'migrate_pass_runs', 'migrate_pass_timings', 'migrate_pass']
 
@@ -780,11 +780,6 @@ def attach(folder, rec: RunRecord) -> Path:
     body = json.loads(path.read_text())
     write_json(path, dict(body, has_scores=path.with_suffix(".npz").exists()))
     return path
-
-# %% ../nbs/95_compare.ipynb #7b336654
-def migrated(*files, npz=None) -> dict:
-    "The provenance of a migrated record: the files it was read from, and who wrote its score file."
-    return dict(migrated_from=[str(f) for f in files], score_file_made=sample_made(npz) if npz else None)
 
 # %% ../nbs/95_compare.ipynb #be2a12b7
 TABLES = ("table3.csv", "table3_masks.csv")      # the main table and its masks (pass2023: table1.csv, table1_masks.csv)

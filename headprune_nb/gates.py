@@ -179,10 +179,11 @@ def _attn_config(model):
     config = getattr(model, "config", None)
     return config if config is not None and hasattr(config, "_attn_implementation") else None
 
-def set_head_gates(model: nn.Module, g: torch.Tensor | None = None, record_confidence: bool = False) -> GateSession:
+def set_head_gates(model: nn.Module, g: torch.Tensor | None = None, record_confidence: bool = False,
+                   index: HeadIndex | None = None) -> GateSession:
     ("Gate each head's output by `g[h]` (shape [H], [B, H] or per token [B, T, H]) and/or record confidence, until "
-     "`clear_head_gates`.")
-    index = HeadIndex.from_model(model)
+     "`clear_head_gates`; `index`: the model's `HeadIndex` where the caller holds it (a training loop: once a run).")
+    index = HeadIndex.from_model(model) if index is None else index
     if g is not None: g = _check_gates(index, g)
     config = _attn_config(model)
     clear_head_gates(model)
@@ -213,8 +214,9 @@ def clear_head_gates(model: nn.Module) -> None:
         del config._headprune_base_impl
 
 @contextmanager
-def head_gates(model: nn.Module, g: torch.Tensor | None = None, record_confidence: bool = False):
+def head_gates(model: nn.Module, g: torch.Tensor | None = None, record_confidence: bool = False,
+               index: HeadIndex | None = None):
     "Context manager: gates (and/or confidence recording) active inside the block only."
-    session = set_head_gates(model, g, record_confidence)
+    session = set_head_gates(model, g, record_confidence, index)
     try: yield session
     finally: clear_head_gates(model)

@@ -17,6 +17,7 @@ from .api import prune_to_k
 from .store import (atomic_file, read_csv, read_json, write_csv, write_json, provenance, finish_provenance,
                                utc_now)
 from .bench import LoadMonitor
+from .runs import profile_settings
 from .verdicts import (resample_weights, evidence, Evidence, Rule, claim_row, not_checked_row, NOT_CHECKED,
                                    holm_verdicts)
 
@@ -441,8 +442,7 @@ def run(profile: str, out, data=None, progress: bool = True, max_rows: int | Non
     """Run (or resume) the grid of `profile` into folder `out` (at most `max_rows` new rows now): ppl.csv (a row per
     key), nll/, provenance.json; returns the rows."""
     from tqdm.auto import tqdm
-    if profile not in PROFILES: raise ValueError(f"unknown profile {profile!r}; choose one of {', '.join(PROFILES)}")
-    p, out = PROFILES[profile], Path(out)
+    p, out = profile_settings(PROFILES, profile, {}), Path(out)
     data = data or p.get("data")
     settings = grid_settings(p, data)
     old = read_json(out / "settings.json", kind=dict)                       # None: a new folder
@@ -511,8 +511,7 @@ def with_ppl(pay: list[dict], grid: list[dict]) -> list[dict]:
 def payoff(profile: str, out, data=None, progress: bool = True) -> list[dict]:
     """The payoff phase of `profile` into folder `out` (payoff.csv, payoff_provenance.json); a finished one with the
     same settings is read back."""
-    if profile not in PROFILES: raise ValueError(f"unknown profile {profile!r}; choose one of {', '.join(PROFILES)}")
-    p, out = PROFILES[profile], Path(out)
+    p, out = profile_settings(PROFILES, profile, {}), Path(out)
     out.mkdir(parents=True, exist_ok=True)
     data = data or p.get("data")
     settings = json.loads(json.dumps(dict(p["payoff"], keys=payoff_keys(p))))     # as JSON reads it back

@@ -24,14 +24,14 @@ __all__ = ['TICKET', 'head_confidence', 'heads_per_round', 'least_confident', 'd
 
 # %% ../nbs/16_lottery.ipynb #d71e064b
 @torch.no_grad()
-def head_confidence(model: nn.Module, batches, progress: bool = False) -> torch.Tensor:
+def head_confidence(model: nn.Module, batches, progress: bool = False, index: HeadIndex | None = None) -> torch.Tensor:
     ("Confidence of every current head ([H]): its largest attention weight, averaged over every real query token of "
-     "`batches`.")
+     "`batches`; `index`: the model's, if the caller has it.")
     if not batches:
         raise ValueError("head_confidence: no batches; pass development batches (with labels for an Enc-Dec)")
     dev = next(model.parameters()).device
     model.eval()
-    with head_gates(model, record_confidence=True) as session:
+    with head_gates(model, record_confidence=True, index=index) as session:
         for batch in tqdm(batches, desc="confidence", disable=not progress, leave=False):
             batch = {k: v.to(dev) for k, v in batch.items()}
             session.mark_queries(batch)

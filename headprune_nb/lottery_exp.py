@@ -9,7 +9,8 @@ from functools import cached_property
 from fastcore.basics import patch
 from pathlib import Path
 import numpy as np
-from .runs import RunKey, RunRecord, run_grid, load_sample, save_record, run_device, profile_device
+from headprune_nb.runs import (RunKey, RunRecord, run_grid, load_sample, save_record, run_device, profile_device,
+    profile_settings)
 from .store import read_csv, read_json, write_json, blank, dry_run, dry_note, dry_replay, save_figure
 from .heads import ENC_DEC_KINDS
 from .verdicts import (NOISE, NOTICEABLE, Rule, evidence, claim_row, not_checked_row, NOT_CHECKED, vote_row,
@@ -41,8 +42,7 @@ DEFAULTS = {
 def settings(profile: str, given: dict) -> dict:
     """The run's settings: each of `DEFAULTS[profile]` from `given` (the notebook's parameters) where it is not None;
     `train_limit` from `given`."""
-    if profile not in DEFAULTS: raise ValueError(f"unknown profile {profile!r}; choose one of {', '.join(DEFAULTS)}")
-    P = {k: given[k] if given.get(k) is not None else v for k, v in DEFAULTS[profile].items()}
+    P = profile_settings(DEFAULTS, profile, given)
     if 0 not in P["converge_at"]:
         raise ValueError(
             f"converge_at {P['converge_at']} lacks 0, the unpruned model every row is compared with: add 0")

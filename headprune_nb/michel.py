@@ -59,15 +59,15 @@ def _seq_len(batch: dict) -> int:
     return max(v.shape[1] for k,
                v in batch.items() if k in ("input_ids", "decoder_input_ids", "labels") and v.dim() == 2)
 
-def _gate_grads(model: nn.Module, batch: dict, keep: torch.Tensor, per_token: bool) -> tuple[torch.Tensor,
-                                                                                             torch.Tensor]:
+def _gate_grads(model: nn.Module, batch: dict, keep: torch.Tensor, per_token: bool,
+                index: HeadIndex | None = None) -> tuple[torch.Tensor, torch.Tensor]:
     ("Signed dL/dxi at xi = keep: per example [B, H] of the summed example losses, or per token [B, T, H] of the "
      "batch-mean loss; and the token counts [B].")
     dev = _device(model)
     n = len(batch["labels"])
     shape = (n, _seq_len(batch), len(keep)) if per_token else (n, len(keep))
     xi = keep.to(dev, _gate_dtype(model)).expand(shape).clone().requires_grad_(True)
-    with torch.enable_grad(), head_gates(model, xi):
+    with torch.enable_grad(), head_gates(model, xi, index=index):
         losses, n_tok = example_losses(model, batch)
         (grad,) = torch.autograd.grad(losses.mean() if per_token else losses.sum(), xi, allow_unused=True)
     if grad is None:
@@ -82,11 +82,12 @@ def _last_layer(index: HeadIndex) -> torch.Tensor:
                         dtype=torch.bool)
 
 def head_importance(model: nn.Module, batches, keep=None, normalize: bool = True, progress: bool = False,
-                    variant: str = DEFAULT_VARIANT, per_token: bool | None = None, unit: str = "query") -> torch.Tensor:
+                    variant: str = DEFAULT_VARIANT, per_token: bool | None = None, unit: str = "query",
+                    index: HeadIndex | None = None) -> torch.Tensor:
     ("Michel's I_h for every head ([H]; unit='group': every KV group, [G]); heads outside `keep` score 0. 'paper': eq. "
-     "2, |dL(x)/dxi_h| per example; 'code': classifier_eval.py, per token.")
+     "2, |dL(x)/dxi_h| per example; 'code': classifier_eval.py, per token. `index`: the model's, if the caller has it.")
     per_token = check_variant(variant) == "code" if per_token is None else per_token
-    index = HeadIndex.from_model(model)
+    index = HeadIndex.from_model(model) if index is None else index
     keep = torch.ones(index.H, dtype=torch.bool) if keep is None else check_keep(index, keep)
     units, to_unit = _units(index, unit)
     dev, was_training = _device(model), model.training
@@ -95,7 +96,7 @@ def head_importance(model: nn.Module, batches, keep=None, normalize: bool = True
     try:
         for batch in tqdm(batches, desc="importance", disable=not progress, leave=False):
             batch = {k: v.to(dev) for k, v in batch.items()}
-            grad, n_tok = _gate_grads(model, batch, keep, per_token)
+            grad, n_tok = _gate_grads(model, batch, keep, per_token, index)
             # a group's gate: the sum of its heads' gradients
             grad = grad @ to_unit.to(grad)
             total += grad.abs().flatten(0, -2).sum(0).double().cpu()    # |.| per example (or per token), summed

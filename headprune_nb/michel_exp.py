@@ -12,7 +12,7 @@ from fastcore.basics import patch
 from .store import read_csv, read_json, blank, save_figure
 from .heads import ENC_DEC_KINDS, mask_str, mask_of, mask_list
 from .runs import (RunKey, RunRecord, Sample, save_record, load_record, load_sample, sample_of, sample_made,
-                               baseline_of, fit_key, fit_record, fit_signals)
+                               baseline_of, fit_key, fit_record, fit_signals, load_baseline, migrated)
 from .verdicts import NOTICEABLE, Rule, evidence, claim_row, not_checked_row, lowest, guard
 
 # %% auto #0
@@ -48,14 +48,12 @@ PRUNING_DEFAULTS = {
 def settings(defaults: dict, limits, profile: str, seed: int = 0, device=None, seeds=None, **given) -> dict:
     """A reproduction's settings: `given` (None: the profile's default in `defaults`), each of `limits` one per task,
     the device, the seeds that decide claims."""
-    from headprune_nb.runs import SEEDS
-    import torch
-    if profile not in defaults: raise ValueError(f"unknown profile {profile!r}; choose one of {', '.join(defaults)}")
-    P = {k: (given.pop(k, None) if given.get(k) is not None else v) for k, v in defaults[profile].items()}
+    from headprune_nb.runs import SEEDS, profile_settings, run_device
+    P = profile_settings(defaults, profile, given)
     for k in limits:
         if not isinstance(P[k], dict): P[k] = {t: P[k] for t in P["cls_tasks"] + P["mt_tasks"]}
-    device = device or ("cuda" if profile == "full" and torch.cuda.is_available() else "cpu")
-    return dict(P, **{k: v for k, v in given.items() if k not in P}, device=device, profile=profile, seed=seed,
+    return dict(P, **{k: v for k, v in given.items() if k not in P}, device=run_device(device, profile),
+                profile=profile, seed=seed,
                 seeds=list(seeds) if seeds is not None else SEEDS[profile], tasks=P["cls_tasks"] + P["mt_tasks"])
 
 # %% ../nbs/94_michel_exp.ipynb #7816603b
@@ -152,10 +150,7 @@ class PruningRuns(Baselines):
 @patch
 def base(self: Baselines, task: str, s: int):
     "Seed `s`'s trained baseline of `task` (`recipes.trained`: from the cache, or trained now), loaded once."
-    if (task, s) not in self._bases:
-        from headprune_nb.recipes import trained
-        self._bases[task, s] = trained(self.P["profile"], task, s, self.P["device"])
-    return self._bases[task, s]
+    return load_baseline(self._bases, self.P["profile"], task, s, self.P["device"])
 
 # %% ../nbs/94_michel_exp.ipynb #530ea4f4
 @patch
@@ -560,7 +555,7 @@ def _curve_record(key: RunKey, steps_: list[dict], prov: dict, source: str) -> R
     curve = [dict(removed=s["removed"], heads_left=sum(mask_list(s["kept"], H)), pruned=s["pruned"],
                   metric=s["metric"] if s.get("metric") is not None else float("nan")) for s in steps_]
     return RunRecord(key, extra=dict(curve=curve, masks=[mask_str(mask_list(s["kept"], H)) for s in steps_]),
-                     provenance=dict(prov, migrated_from=source))
+                     provenance=migrated(source, base=prov))
 
 # %% ../nbs/94_michel_exp.ipynb #33f84489
 def migrate_curves(folder, P: dict) -> int:
@@ -586,7 +581,7 @@ def migrate_score_files(folder, key_of, unlink: bool = False) -> int:
         if (key := key_of(p)) is None: continue
         s = load_sample(p)
         save_record(Path(folder) / "scores", RunRecord(key, metric=s.score(), scores=s,
-                    provenance=dict(sample_made(p) or {}, migrated_from=f"scores/{p.parent.name}/{p.name}")))
+                    provenance=migrated(f"scores/{p.parent.name}/{p.name}", base=sample_made(p))))
         if unlink: p.unlink()
         n += 1
     return n
@@ -871,14 +866,14 @@ def migrate_ablation_tables(folder, P: dict) -> int:
                      best=[{k: v for k, v in r.items() if k != "task"} for r in best if r["task"] == task])
         save_record(folder / "scores",
                     RunRecord(ablation_key(P, task, "scans", P["seed"]), metric=rows[0]["base"], extra=extra,
-                              provenance=dict(read_json(folder / f"{task}_provenance.json", {}),
-                                              migrated_from="table1.csv, tables_2_3_5_6.csv")))
+                              provenance=migrated("table1.csv", "tables_2_3_5_6.csv",
+                                                  base=read_json(folder / f"{task}_provenance.json", {}))))
         n += 1
         for p in sorted((folder / "scores" / task).glob("chosen-seed*.csv")):
             prov = read_json(p.with_suffix(".json"), {})
             save_record(folder / "scores",
                         RunRecord(ablation_key(P, task, "chosen", int(p.stem[11:])), extra=dict(chosen=read_csv(p)),
-                                  provenance=dict(prov, migrated_from=f"scores/{task}/{p.name}")))
+                                  provenance=migrated(f"scores/{task}/{p.name}", base=prov)))
             p.unlink()
             n += 1
     return n
@@ -908,10 +903,9 @@ def speed_params(profile: str, **given) -> dict:
     """michel2019_speed's settings: `given` (None: the profile's default); a dry run keeps the real shapes with one
     repeat, one mask per level and no warm-up."""
     from headprune_nb.store import dry_run, dry_cap
+    from headprune_nb.runs import profile_settings
     import torch
-    if profile not in SPEED_DEFAULTS:
-        raise ValueError(f"unknown profile {profile!r}; choose one of {', '.join(SPEED_DEFAULTS)}")
-    P = {k: (given[k] if given.get(k) is not None else v) for k, v in SPEED_DEFAULTS[profile].items()}
+    P = profile_settings(SPEED_DEFAULTS, profile, given)
     P.update({k: v for k, v in given.items() if k not in P})
     if not 0 < P["keep_fraction"] < 1: raise ValueError(f"keep_fraction must be in (0, 1); got {P['keep_fraction']}")
     if dry_run():
@@ -1285,20 +1279,19 @@ def migrate_speed(folder, P: dict) -> int:
     "Records of an old michel2019_speed folder (see above); returns how many."
     folder = Path(folder)
     prov = json.loads((folder / "provenance.json").read_text())
-    run = dict({k: prov.get(k) for k in ("command", "git_commit", "machine", "started_utc", "finished_utc")},
-               migrated_from="")
+    run = {k: prov.get(k) for k in ("command", "git_commit", "machine", "started_utc", "finished_utc")}
     t4 = [_typed(r) for r in read_csv(folder / "table4.csv")]
     recs = [RunRecord(speed_key(P, "table4"), extra=dict(H=t4[0]["heads"], K=t4[0]["heads_kept"]),
-                      provenance=dict(run, migrated_from="table4.csv, provenance.json"),
+                      provenance=migrated("table4.csv", "provenance.json", base=run),
                       timings=dict(rows=[{k: v for k, v in r.items() if k not in ADDED_TO_TABLE4} for r in t4],
                                    load=prov["load"]["table4"], flops_original=prov["flops_per_example"]["original"],
                                    flops_pruned=prov["flops_per_example"]["pruned"]))]
     ops = read_csv(folder / "table4_operators.csv")
     recs.append(RunRecord(speed_key(P, "operators"),
                           timings=dict(rows=[{k: v for k, v in r.items() if k != "batch_size"} for r in ops],
-                          batch_size=ops[0]["batch_size"]), provenance=dict(run, migrated_from="table4_operators.csv")))
+                          batch_size=ops[0]["batch_size"]), provenance=migrated("table4_operators.csv", base=run)))
     recs += [RunRecord(speed_key(P, "figure4", r["heads_left"], r["mask"]), timings=r,
-                       provenance=dict(run, migrated_from="figure4_masks.csv"))
+                       provenance=migrated("figure4_masks.csv", base=run))
              for r in map(_typed, read_csv(folder / "figure4_masks.csv"))]
     for r in recs: save_record(folder / "scores", r)
     return len(recs)

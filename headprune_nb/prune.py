@@ -165,11 +165,12 @@ def fuse_qkv(model: nn.Module) -> nn.Module:
     return model
 
 # %% ../nbs/02_prune.ipynb #e5b118e0
-def prune_heads(model: nn.Module, keep) -> nn.Module:
+def prune_heads(model: nn.Module, keep, index: HeadIndex | None = None) -> nn.Module:
     ("Physically remove every head whose entry in the boolean mask `keep` ([H], current head order) is False; gates "
-     "still set go (`clear_head_gates`), Q/K/V run as one matmul (`fuse_qkv`).")
+     "still set go (`clear_head_gates`), Q/K/V run as one matmul (`fuse_qkv`). `index`: the model's, if the caller "
+     "has it.")
     from headprune_nb.gates import clear_head_gates
-    index = HeadIndex.from_model(model)
+    index = HeadIndex.from_model(model) if index is None else index
     keep = check_keep(index, keep)
     # they gate the heads as they were; left on, every forward would run the gating wrapper
     clear_head_gates(model)

@@ -17,12 +17,12 @@ from .store import (write_json, utc_now, _git_commit, machine_info, cached_tenso
 # %% auto #0
 __all__ = ['SAMPLE_MAX_BYTES', 'SEEDS', 'BUDGETS', 'RECORD_MAX_BYTES', 'EXECUTORS', 'EXECUTOR_ENV', 'WORKER_ENV', 'HEAD_SCANS',
            'ngram_stats', 'bleu_from_stats', 'Sample', 'correct_per_example', 'bleu_sample', 'task_scorer',
-           'score_masked', 'save_sample', 'load_sample', 'sample_of', 'sample_made', 'cached_sample', 'phase_limit',
-           'phase_plan', 'baseline_of', 'recipe_index', 'SeedRuns', 'profile_device', 'run_device', 'RunKey',
-           'RunRecord', 'record_path', 'plain', 'save_record', 'load_record', 'read_records', 'GridFailed',
-           'LocalExecutor', 'get_executor', 'made_by', 'noting', 'lock_path', 'make_one', 'executor_spec',
-           'env_executor', 'use_executor', 'default_executor', 'run_grid', 'head_scan_path', 'cached_head_scan',
-           'fit_key', 'fit_record', 'fit_signals']
+           'score_masked', 'save_sample', 'load_sample', 'sample_of', 'sample_made', 'cached_sample', 'migrated',
+           'phase_limit', 'phase_plan', 'baseline_of', 'recipe_index', 'load_baseline', 'SeedRuns', 'profile_device',
+           'run_device', 'profile_settings', 'RunKey', 'RunRecord', 'record_path', 'plain', 'save_record',
+           'load_record', 'read_records', 'GridFailed', 'LocalExecutor', 'get_executor', 'made_by', 'noting',
+           'lock_path', 'make_one', 'executor_spec', 'env_executor', 'use_executor', 'default_executor', 'run_grid',
+           'head_scan_path', 'cached_head_scan', 'fit_key', 'fit_record', 'fit_signals']
 
 # %% ../nbs/17_runs.ipynb #10eded8e
 def ngram_stats(hyp: str, ref: str, order: int = 4) -> list[int]:
@@ -203,6 +203,12 @@ def cached_sample(path, compute, of: str | None = None) -> Sample:
     save_sample(path, s, of)
     return s
 
+# %% ../nbs/17_runs.ipynb #9803b380
+def migrated(*files, base: dict | None = None, npz=None) -> dict:
+    """The provenance of a record migrated from an older folder: `base` (the old run's own provenance, where kept),
+    the files it was read from, and who wrote its score file."""
+    return dict(base or {}, migrated_from=[str(f) for f in files], score_file_made=sample_made(npz) if npz else None)
+
 # %% ../nbs/17_runs.ipynb #7467a157
 SEEDS = {"smoke": [0, 1], "cpu": [0, 1, 2], "full": [0, 1, 2]}
 BUDGETS = {"smoke": [4, 12], "cpu": [100, 400, 1600], "full": []}
@@ -237,6 +243,13 @@ def recipe_index(profile: str, task: str):
     with torch.device("meta"): return HeadIndex.from_model(ARCHITECTURES[find_recipe(profile, task).model]())
 
 # %% ../nbs/17_runs.ipynb #a1b2v2c1
+def load_baseline(cache: dict, profile: str, task: str, seed: int, device):
+    "Seed `seed`'s trained baseline of `task` (`recipes.trained`: cached, or trained now), loaded once into `cache`."
+    if (task, seed) not in cache:
+        from headprune_nb.recipes import trained
+        cache[task, seed] = trained(profile, task, seed, device)
+    return cache[task, seed]
+
 class SeedRuns:
     "Per-seed baselines, their per-example scorers and budget phases of one reproduction run (see above)."
     def __init__(self, profile: str, device, main_seed: int, bases: dict):
@@ -245,12 +258,8 @@ class SeedRuns:
 
     def base(self, task: str, s: int):
         "The trained baseline of `task` for seed `s` (the main seed's from `bases`, others from `recipes.trained`)."
-        if (task, s) not in self._bases:
-            if s == self.main_seed: self._bases[task, s] = self.bases[task]
-            else:
-                from headprune_nb.recipes import trained
-                self._bases[task, s] = trained(self.profile, task, s, self.device)
-        return self._bases[task, s]
+        if s == self.main_seed: return self.bases[task]
+        return load_baseline(self._bases, self.profile, task, s, self.device)
 
     def scorer(self, task: str, s: int, eval_limit: int | None, beam: int | None = None):
         """Seed `s`'s baseline of `task` as a per-example scorer (`task_scorer`) on the evaluation examples every seed
@@ -282,6 +291,11 @@ def run_device(named: str | None, profile: str) -> str:
     """The device a run of `profile` uses in this process: `named`, else `profile_device` where torch sees a GPU, else
     cpu."""
     return named or ("cuda" if profile_device(profile) == "cuda" and torch.cuda.is_available() else "cpu")
+
+def profile_settings(defaults: dict, profile: str, given: dict) -> dict:
+    "`defaults[profile]` with each value `given` (not None) in its place; an unknown profile is refused in one line."
+    if profile not in defaults: raise ValueError(f"unknown profile {profile!r}; choose one of {', '.join(defaults)}")
+    return {k: given[k] if given.get(k) is not None else v for k, v in defaults[profile].items()}
 
 # %% ../nbs/17_runs.ipynb #7a0c0011
 _WORD = re.compile(r"[A-Za-z0-9][\w.+-]*")

@@ -12,6 +12,7 @@ from torch import nn
 import torch.nn.functional as F
 from tqdm.auto import tqdm
 from .gates import head_gates
+from .heads import HeadIndex
 from .store import (dry_cap, dry_replay, write_csv, key_lock, atomic_file, PRECISION_ENV, PRECISION_NAMES,
                                 check_precision, run_precision)
 
@@ -225,15 +226,17 @@ RUN_LOCK = ".run.lock"      # in a training folder: its one run's lock (`store.k
 
 def train(model: nn.Module, batches, cfg: TrainConfig, pruner: HeadPruner | None = None, evaluate=None,
           out_dir=None, resume: bool = False, log_every: int | None = None, progress: bool = True,
-          stop_after: int | None = None, log_rows: list | None = None) -> dict:
+          stop_after: int | None = None, log_rows: list | None = None, index: HeadIndex | None = None) -> dict:
     """Train `model` (and `pruner`) on `batches(epoch)`; returns the final metrics. Holds `out_dir`'s lock throughout.
-    `stop_after` simulates an interruption; `log_rows`, a list, receives the log's rows (no `out_dir`: no log.csv)."""
+    `stop_after` simulates an interruption; `log_rows`, a list, receives the log's rows (no `out_dir`: no log.csv);
+    `index`: the model's `HeadIndex` if the caller has it (else built once here, for the pruner's gates)."""
     with key_lock(Path(out_dir) / RUN_LOCK) if out_dir is not None else contextlib.nullcontext():   # one run per folder
         random.seed(cfg.seed)
         torch.manual_seed(cfg.seed)
         dev = torch.device(cfg.device)
         model.to(dev).train()
         if pruner is not None: pruner.to(dev).train()
+        if index is None and pruner is not None: index = HeadIndex.from_model(model)     # gates every step: once here
         opt = _optimizer(model, pruner, cfg)
         model_params = [p for p in model.parameters() if p.requires_grad]    # clipped; the pruner's are not
         if cfg.clip_gates and pruner is not None: model_params += list(pruner.parameters())   # their code clips all
@@ -282,7 +285,8 @@ def train(model: nn.Module, batches, cfg: TrainConfig, pruner: HeadPruner | None
             if evaluate is None: return
             model.eval()
             if pruner is not None: pruner.eval()      # test-time gates: no noise
-            ctx = head_gates(model, pruner.gates(step).detach()) if pruner is not None else contextlib.nullcontext()
+            on = pruner is not None
+            ctx = head_gates(model, pruner.gates(step).detach(), index=index) if on else contextlib.nullcontext()
             with torch.no_grad(), ctx, autocast(cfg.precision, dev): metrics = dict(evaluate(model))
             model.train()
             if pruner is not None: pruner.train()
@@ -295,7 +299,8 @@ def train(model: nn.Module, batches, cfg: TrainConfig, pruner: HeadPruner | None
                 if step >= total: break
                 batch = {k: v.to(dev) for k, v in epoch_batches[b].items()}
                 rec = pruner is not None and pruner.wants_confidence(step)
-                ctx = head_gates(model, pruner.gates(step), rec) if pruner is not None else contextlib.nullcontext()
+                on = pruner is not None
+                ctx = head_gates(model, pruner.gates(step), rec, index) if on else contextlib.nullcontext()
                 with ctx as session, autocast(cfg.precision, dev): loss = task_loss(model, batch, cfg.label_smoothing)
                 if rec: pruner.observe_confidence(session.confidence())
                 pen = pruner.penalty(step).to(dev) if pruner is not None else torch.zeros((), device=dev)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 import torch
-from .runs import RunKey, RunRecord, baseline_of, fit_key, fit_record, fit_signals
+from .runs import RunKey, RunRecord, baseline_of, fit_key, fit_record, fit_signals, load_baseline, migrated
 
 # %% auto #0
 __all__ = ['RUNS', 'MAIN_COLS', 'SEED_COLS', 'sweep_keys', 'Sweep', 'voita_run', 'unpruned_run', 'sweep_tables', 'rises_of',
@@ -41,9 +41,7 @@ class Sweep:
 
     def base(self, seed: int):
         "The trained baseline of `seed` (trained now if it is not cached)."
-        from headprune_nb.recipes import trained
-        if seed not in self._bases: self._bases[seed] = trained(self.profile, self.task, seed, self.device)
-        return self._bases[seed]
+        return load_baseline(self._bases, self.profile, self.task, seed, self.device)
 
     def metric(self, seed: int | None = None):
         """The task's metric on the evaluation examples (drawn with the main seed), for seed `seed`'s baseline's
@@ -187,11 +185,11 @@ def records_from_tables(folder, profile: str, variant: str, H: int, steps: int) 
     key = lambda t, s, **kw: RunKey(t, variant=variant if "lam" in kw else None, seed=s,
                                     base=baseline_of(profile, t, s), **kw)
     recs = [RunRecord(key(task, seed, method="unpruned"), metric=prov["unpruned_score"],
-                      provenance=dict(migrated_from="provenance.json"))]
+                      provenance=migrated("provenance.json"))]
     for name, cols in (("sweep.csv", MAIN_COLS), ("sweep_seeds.csv", SEED_COLS)):
         for r in (read_csv(folder / name) if (folder / name).exists() else []):
             recs.append(RunRecord(key(r["task"], r.get("seed", seed), method="voita", lam=r["lam"]),
                                   metric=r.get("score_hard_mask"),
                                   extra={c: r[c] for c in cols} | dict(H=H, steps=steps),
-                                  timings=dict(seconds=r["seconds"]), provenance=dict(migrated_from=name)))
+                                  timings=dict(seconds=r["seconds"]), provenance=migrated(name)))
     return recs
