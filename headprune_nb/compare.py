@@ -904,8 +904,8 @@ def migrate_pass_runs(cmp: Comparison, out: Path) -> list[Path]:
             # the main table's: from its files below
             if rec is None or (s == cmp.main_seed and k.budget is None): continue
             made.append(amend(cmp.folder, k, kept=mask_list(r["kept"]), gates=_gates(r),
-                              provenance=dict(rec.provenance,
-                                              migrated_from=rec.provenance["migrated_from"] + [p.name])))
+                              provenance=dict(rec.provenance, migrated_from=[*rec.provenance.get("migrated_from", []),
+                                                                             p.name])))
     for (t, m, K), r in main.items(): made.append(amend(cmp.folder, cmp.key(t, m, K), gates=_gates(r)))
     for r in read_csv(out / "decided.csv"):
         k = cmp.key(r["task"], r["method"], r["K"])

@@ -605,7 +605,7 @@ def compare(out, claim: str, a, b, share: float, seeds, recovered: bool, **extra
 def claims(out, profile: str) -> list[dict]:
     """The registered claims decided on the run in `out`: the four perplexity claims before and after recovery, the
     cache and the decode claims."""
-    p = PROFILES[profile]
+    p = profile_settings(PROFILES, profile, {})
     rows = [compare(out, f"{text} ({STAGES[rec]})", a, b, _share(p, b), p["seeds"], rec)
             for text, a, b in CLAIMS for rec in (False, True)]
     return rows + [_cache_claim(out, p), _decode_claim(out, p)]
@@ -693,7 +693,7 @@ def _matched(rows: dict, row: dict, peer, ours) -> dict:
 def versus(out, profile: str) -> list[dict]:
     """Each of our systems in a peer's layout (`VERSUS`) against that peer at its shares, before and after recovery;
     Holm over the rows that are not registered claims."""
-    p, out = PROFILES[profile], Path(out)
+    p, out = profile_settings(PROFILES, profile, {}), Path(out)
     registered, grid_at = {(a, b) for _, a, b in CLAIMS}, {row_name(r): r for r in grid_rows(out)}
     rows = []
     for m, u, mo, b, shares, _ in (e for block in p["blocks"] for e in block):

@@ -137,12 +137,13 @@ def pruning_schedule(n: int, share: float = 0.1, variant: str = DEFAULT_VARIANT)
 _EVALUATED = {}     # a dry run: the last value of each evaluation path, which its replays return
 
 @torch.no_grad()
-def masked_value(model: nn.Module, evaluate, keep):
+def masked_value(model: nn.Module, evaluate, keep, index: HeadIndex | None = None):
     """`evaluate(model)` with the heads outside `keep` gated off, as `evaluate` returns it. In a dry run, an evaluation
     of a
     recipe's metric (`recipes.task_metric`, `verdicts.task_scorer`: they carry `dry_path`) on a mask pattern already
-    evaluated (all heads, a layer emptied, or neither) is replayed: noted for the cost table, not run."""
-    index = HeadIndex.from_model(model)
+    evaluated (all heads, a layer emptied, or neither) is replayed: noted for the cost table, not run. `index`: the
+    model's, if the caller has it."""
+    index = HeadIndex.from_model(model) if index is None else index
     keep, path = check_keep(index, keep), getattr(evaluate, "dry_path", None)
     if path is not None and dry_run():
         emptied = any(s.n_heads and not keep[index.span(i)].any() for i, s in enumerate(index.sites))
@@ -151,13 +152,13 @@ def masked_value(model: nn.Module, evaluate, keep):
         if dry_replay(path) and key in _EVALUATED:
             evaluate.dry_note()
             return _EVALUATED[key]
-    with head_gates(model, keep.float().to(_device(model))): value = evaluate(model)
+    with head_gates(model, keep.float().to(_device(model)), index=index): value = evaluate(model)
     if path is not None and dry_run(): _EVALUATED[key] = value
     return value
 
-def evaluate_masked(model: nn.Module, evaluate, keep) -> float:
+def evaluate_masked(model: nn.Module, evaluate, keep, index: HeadIndex | None = None) -> float:
     "`evaluate(model)` with the heads outside `keep` gated off (in a dry run, replayed as `masked_value` says)."
-    return float(masked_value(model, evaluate, keep))
+    return float(masked_value(model, evaluate, keep, index))
 
 def iterative_pruning(model: nn.Module, evaluate, batches=None, share: float = 0.1, reestimate: bool | None = None,
                       order=None, candidates=None, heads_left=None, progress: bool = True,
@@ -187,12 +188,13 @@ def iterative_pruning(model: nn.Module, evaluate, batches=None, share: float = 0
         raise ValueError(f"nothing to prune: stop_at={stop_at} and min_heads_per_site={min_heads_per_site} leave no "
                          "step")
     keep = torch.ones(index.H, dtype=torch.bool)
-    base = evaluate_masked(model, evaluate, keep)
+    base = evaluate_masked(model, evaluate, keep, index)            # the loop masks heads: one index throughout
     curve, masks, scores = [dict(removed=0, heads_left=index.H, pruned=0.0, metric=base)], [keep.clone()], None
     for target in tqdm(schedule, desc="pruning", disable=not progress):
         if order is not None: scores = torch.as_tensor(order, dtype=torch.float64)
         elif scores is None or (reestimate and not dry_replay(("re-estimated importance", type(model).__name__))):
-            scores = head_importance(model, batches, keep=keep, variant=variant, per_token=per_token).double()
+            scores = head_importance(model, batches, keep=keep, variant=variant, per_token=per_token,
+                                     index=index).double()
         alive = (keep & cand).nonzero().flatten()
         n_out = target - int((~keep & cand).sum())
         left = torch.bincount(site[keep], minlength=len(index.sites))
@@ -201,7 +203,7 @@ def iterative_pruning(model: nn.Module, evaluate, batches=None, share: float = 0
             if left[site[h]] <= min_heads_per_site: continue                     # the site keeps its best heads
             keep[h], left[site[h]], n_out = False, left[site[h]] - 1, n_out - 1
         curve.append(dict(removed=target, heads_left=int(keep.sum()), pruned=target / n_cand,
-                          metric=evaluate_masked(model, evaluate, keep)))
+                          metric=evaluate_masked(model, evaluate, keep, index)))
         masks.append(keep.clone())
     return dict(curve=curve, masks=masks)
 
@@ -240,7 +242,7 @@ def ablate_each_head(model: nn.Module, evaluate, progress: bool = True) -> torch
             continue
         keep = torch.ones(index.H, dtype=torch.bool)
         keep[h] = False
-        out[h] = evaluate_masked(model, evaluate, keep)
+        out[h] = evaluate_masked(model, evaluate, keep, index)
     return out
 
 def single_head_per_site(model: nn.Module, evaluate, progress: bool = True) -> torch.Tensor:
@@ -256,7 +258,7 @@ def single_head_per_site(model: nn.Module, evaluate, progress: bool = True) -> t
         keep = torch.ones(index.H, dtype=torch.bool)
         keep[index.span(i)] = False
         keep[h] = True
-        out[h] = evaluate_masked(model, evaluate, keep)
+        out[h] = evaluate_masked(model, evaluate, keep, index)
     return out
 
 def best_single_head(index: HeadIndex, test: torch.Tensor, base_test: float, select=None) -> list[dict]:

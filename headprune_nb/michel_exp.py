@@ -581,7 +581,7 @@ def migrate_score_files(folder, key_of, unlink: bool = False) -> int:
         if (key := key_of(p)) is None: continue
         s = load_sample(p)
         save_record(Path(folder) / "scores", RunRecord(key, metric=s.score(), scores=s,
-                    provenance=migrated(f"scores/{p.parent.name}/{p.name}", base=sample_made(p))))
+                    provenance=migrated(f"scores/{p.parent.name}/{p.name}", npz=p)))
         if unlink: p.unlink()
         n += 1
     return n

@@ -35,12 +35,12 @@ def baseline_log(task: str, seed: int) -> Path | None:
 def fit_records(folder: Path, tasks, seeds=(0, 1, 2)) -> int:
     "Write each (task, seed)'s `fit` record under `folder` from its committed log; returns how many were written."
     from headprune_nb.convergence import log_facts
-    from headprune_nb.runs import RunRecord, fit_key, save_record
+    from headprune_nb.runs import RunRecord, fit_key, save_record, migrated
     n = 0
     for task in tasks:
         for s in seeds:
             log = baseline_log(task, s)
-            prov = dict(migrated_from=str(log.relative_to(ROOT)) if log else "no committed training log of this baseline")
+            prov = migrated(log.relative_to(ROOT)) if log else migrated(base=dict(no_log="no committed training log"))
             save_record(folder, RunRecord(fit_key("cpu", task, s), extra=dict(convergence=log_facts(log) if log else None),
                                           provenance=prov))
             n += 1
