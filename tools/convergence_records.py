@@ -7,6 +7,8 @@ converged. This re-derives the facts from what was committed, and writes nothing
   its committed training log (`reproduce/results/cpu/baselines/<task>_log.csv` for seed 0,
   `baselines/seeds/<task>-seed<s>/<task>_log.csv` for the others); a baseline without a committed log gets a record
   saying so (`convergence` None: not converged, its claims `not decided: under-trained` until it is trained again);
+  a baseline trained again (its earlier model's folder moved to `baselines/seeds/superseded/`) counts for the
+  experiments redone on the new model (`REDONE_ON_RETRAINED`), the earlier log for the others;
 * learned runs whose record kept when their selection settled (`extra["decided"]`) and their gates: their settled step
   and gate states; DSP's temperature at the end from its schedule (`api.HP`: the cooldown ends inside every phase);
   runs without `decided` are left as they are (no facts: not converged).
@@ -25,21 +27,27 @@ USES = {"dsp2021": ("scores", ["sst2", "multi30k"]), "pass2023": ("scores", ["ss
 DSP_METHODS = ("dsp", "joint_dsp", "pipelined_dsp")
 
 
-def baseline_log(task: str, seed: int) -> Path | None:
-    "The committed training log of `task`'s baseline of `seed` (None: none committed)."
-    base = RESULTS / "baselines"
+SUPERSEDED = RESULTS / "baselines" / "seeds" / "superseded"    # baselines trained again: the earlier models' logs
+REDONE_ON_RETRAINED = {"michel2019_pruning", "michel2019_ablation"}    # experiments whose runs use the new models
+
+
+def baseline_log(task: str, seed: int, experiment: str = "") -> Path | None:
+    """The committed training log of the `task` baseline of `seed` that `experiment`'s runs were made on (None: none
+    committed): a superseded model's log for an experiment not redone on the retrained one."""
+    base, old = RESULTS / "baselines", SUPERSEDED / f"{task}-seed{seed}" / f"{task}_log.csv"
+    if experiment not in REDONE_ON_RETRAINED and old.exists(): return old
     p = base / f"{task}_log.csv" if seed == 0 else base / "seeds" / f"{task}-seed{seed}" / f"{task}_log.csv"
     return p if p.exists() else None
 
 
-def fit_records(folder: Path, tasks, seeds=(0, 1, 2)) -> int:
+def fit_records(folder: Path, tasks, seeds=(0, 1, 2), experiment: str = "") -> int:
     "Write each (task, seed)'s `fit` record under `folder` from its committed log; returns how many were written."
     from headprune_nb.convergence import log_facts
     from headprune_nb.runs import RunRecord, fit_key, save_record, migrated
     n = 0
     for task in tasks:
         for s in seeds:
-            log = baseline_log(task, s)
+            log = baseline_log(task, s, experiment)
             prov = migrated(log.relative_to(ROOT)) if log else migrated(base=dict(no_log="no committed training log"))
             save_record(folder, RunRecord(fit_key("cpu", task, s), extra=dict(convergence=log_facts(log) if log else None),
                                           provenance=prov))
@@ -80,7 +88,8 @@ def main() -> None:
     if len(sys.argv) > 1: sys.exit(__doc__)
     for name, (sub, tasks) in USES.items():
         folder = RESULTS / name / sub
-        print(f"{name}: {fit_records(folder, tasks)} fit records, {learned_records(folder)} learned records amended")
+        print(f"{name}: {fit_records(folder, tasks, experiment=name)} fit records, {learned_records(folder)} learned "
+              "records amended")
 
 
 if __name__ == "__main__":
