@@ -9,8 +9,8 @@ from functools import cached_property
 from fastcore.basics import patch
 from pathlib import Path
 import numpy as np
-from headprune_nb.runs import (RunKey, RunRecord, run_grid, load_sample, save_record, run_device, profile_device,
-    profile_settings)
+from .runs import (RunKey, RunRecord, run_grid, load_sample, save_record, run_device, profile_device,
+                               profile_settings)
 from .store import read_csv, read_json, write_json, blank, dry_run, dry_note, dry_replay, save_figure
 from .heads import ENC_DEC_KINDS
 from .verdicts import (NOISE, NOTICEABLE, Rule, evidence, claim_row, not_checked_row, NOT_CHECKED, vote_row,
