@@ -53,7 +53,7 @@ EXPERIMENTS = {e.name: e for e in [
                "Unpruned baselines every pruning table is measured against",
                "cpu: MiniLM-L6 on SST-2, RTE and an MNLI proxy (dev-matched -> dev-mismatched), small Enc-Dec on "
                "Multi30k; full: bert-base on MNLI/GLUE, transformer_iwslt_de_en on IWSLT14 (60 epochs)",
-               (), {"cpu": "about 1 h 40 min per seed (measured: SST-2 44 min, Multi30k 33 min, MNLI proxy 16 min, RTE "
+               (), {"cpu": "about 2 h 5 min per seed (measured: SST-2 44 min, Multi30k 57 min, MNLI proxy 16 min, RTE "
                            "9 min)",
                 "full": "GPU hours: the cost line below"},
                "the unpruned rows of every table: bert-base on MNLI, QQP, QNLI, SST-2, RTE; IWSLT14 BLEU"),
