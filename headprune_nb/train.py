@@ -236,7 +236,8 @@ def train(model: nn.Module, batches, cfg: TrainConfig, pruner: HeadPruner | None
         dev = torch.device(cfg.device)
         model.to(dev).train()
         if pruner is not None: pruner.to(dev).train()
-        if index is None and pruner is not None: index = HeadIndex.from_model(model)     # gates every step: once here
+        gated = pruner is not None                  # the pruner's gates on the model in every forward
+        if index is None and gated: index = HeadIndex.from_model(model)     # gates every step: built once here
         opt = _optimizer(model, pruner, cfg)
         model_params = [p for p in model.parameters() if p.requires_grad]    # clipped; the pruner's are not
         if cfg.clip_gates and pruner is not None: model_params += list(pruner.parameters())   # their code clips all
@@ -285,8 +286,7 @@ def train(model: nn.Module, batches, cfg: TrainConfig, pruner: HeadPruner | None
             if evaluate is None: return
             model.eval()
             if pruner is not None: pruner.eval()      # test-time gates: no noise
-            on = pruner is not None
-            ctx = head_gates(model, pruner.gates(step).detach(), index=index) if on else contextlib.nullcontext()
+            ctx = head_gates(model, pruner.gates(step).detach(), index=index) if gated else contextlib.nullcontext()
             with torch.no_grad(), ctx, autocast(cfg.precision, dev): metrics = dict(evaluate(model))
             model.train()
             if pruner is not None: pruner.train()
@@ -299,8 +299,7 @@ def train(model: nn.Module, batches, cfg: TrainConfig, pruner: HeadPruner | None
                 if step >= total: break
                 batch = {k: v.to(dev) for k, v in epoch_batches[b].items()}
                 rec = pruner is not None and pruner.wants_confidence(step)
-                on = pruner is not None
-                ctx = head_gates(model, pruner.gates(step), rec, index) if on else contextlib.nullcontext()
+                ctx = head_gates(model, pruner.gates(step), rec, index) if gated else contextlib.nullcontext()
                 with ctx as session, autocast(cfg.precision, dev): loss = task_loss(model, batch, cfg.label_smoothing)
                 if rec: pruner.observe_confidence(session.confidence())
                 pen = pruner.penalty(step).to(dev) if pruner is not None else torch.zeros((), device=dev)
