@@ -12,7 +12,8 @@ from fastcore.basics import patch
 from .store import read_csv, read_json, blank, save_figure
 from .heads import ENC_DEC_KINDS, mask_str, mask_of, mask_list
 from .runs import (RunKey, RunRecord, Sample, save_record, load_record, load_sample, sample_of, sample_made,
-                               baseline_of, fit_key, fit_record, fit_signals, load_baseline, migrated)
+                               baseline_of, fit_key, fit_record, fit_signals, load_baseline, migrated,
+                               profile_settings, run_device)
 from .verdicts import NOTICEABLE, Rule, evidence, claim_row, not_checked_row, lowest, guard
 
 # %% auto #0
@@ -48,7 +49,7 @@ PRUNING_DEFAULTS = {
 def settings(defaults: dict, limits, profile: str, seed: int = 0, device=None, seeds=None, **given) -> dict:
     """A reproduction's settings: `given` (None: the profile's default in `defaults`), each of `limits` one per task,
     the device, the seeds that decide claims."""
-    from headprune_nb.runs import SEEDS, profile_settings, run_device
+    from headprune_nb.runs import SEEDS
     P = profile_settings(defaults, profile, given)
     for k in limits:
         if not isinstance(P[k], dict): P[k] = {t: P[k] for t in P["cls_tasks"] + P["mt_tasks"]}
@@ -903,7 +904,6 @@ def speed_params(profile: str, **given) -> dict:
     """michel2019_speed's settings: `given` (None: the profile's default); a dry run keeps the real shapes with one
     repeat, one mask per level and no warm-up."""
     from headprune_nb.store import dry_run, dry_cap
-    from headprune_nb.runs import profile_settings
     import torch
     P = profile_settings(SPEED_DEFAULTS, profile, given)
     P.update({k: v for k, v in given.items() if k not in P})
