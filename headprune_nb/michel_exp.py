@@ -17,21 +17,21 @@ from .runs import (RunKey, RunRecord, Sample, save_record, load_record, load_sam
 from .verdicts import NOTICEABLE, Rule, evidence, claim_row, not_checked_row, lowest, guard
 
 # %% auto #0
-__all__ = ['PRUNING_DEFAULTS', 'FIGURE_TABLES', 'OLD_SCORE', 'ABLATION_DEFAULTS', 'SIG_LEVEL', 'OLD_ABLATION_SCORE',
-           'SPEED_DEFAULTS', 'SPEED_SETUP', 'LI', 'PAIRED', 'OURS', 'ADDED_TO_TABLE4', 'settings', 'pruning_params',
-           'variant_tag', 'curve_whats', 'curve_key', 'curve_keys', 'what_of', 'mask_digest', 'Masked', 'masked',
-           'Baselines', 'PruningRuns', 'fit_keys', 'task_fits', 'examples', 'by_what', 'steps', 'seed_masks',
-           'figure_rows', 'figure5_rows', 'band_jobs', 'band_rows', 'band_gap', 'ClaimPlan', 'plan_row',
-           'harmless_plan', 'cross_plan', 'late_plan', 'claim_plans', 'plan_jobs', 'draw', 'draw_lines', 'figure3',
-           'figure4', 'figure5', 'baseline_dirs', 'masking_budget', 'old_curves', 'old_seed_masks', 'migrate_curves',
-           'migrate_score_files', 'migrate_scores', 'migrate_pruning', 'ablation_params', 'ablation_examples',
-           'ablation_key', 'ablation_mask', 'AblationRuns', 'ablation_grid', 'ablation_tables', 'chosen_heads',
-           'claim_runs', 'ablation_claims', 'significance_rows', 'is_sig', 'share_within', 'published_summary',
-           'our_summary', 'heat_map', 'migrate_ablation_tables', 'migrate_ablation', 'speed_params', 'speed_key',
-           'figure4_keys', 'plain', 'SpeedRuns', 'n_heads', 'op_times', 'table4_rows', 'flop_share_line',
-           'published_side', 'figure4_summary', 'timed', 'point_check', 'exact', 'smallest_rise', 'michel_says',
-           'speed_ratio', 'table4_claims', 'li_says', 'figure4_claims', 'speed_figure', 'speed_provenance',
-           'migrate_speed']
+__all__ = ['PRUNING_DEFAULTS', 'TASK_SEEDS', 'FIGURE_TABLES', 'OLD_SCORE', 'ABLATION_DEFAULTS', 'SIG_LEVEL', 'OLD_ABLATION_SCORE',
+           'SPEED_DEFAULTS', 'SPEED_SETUP', 'LI', 'PAIRED', 'OURS', 'ADDED_TO_TABLE4', 'settings', 'seeds_of',
+           'pruning_params', 'variant_tag', 'curve_whats', 'curve_key', 'curve_keys', 'what_of', 'mask_digest',
+           'Masked', 'masked', 'Baselines', 'PruningRuns', 'fit_keys', 'task_fits', 'examples', 'by_what', 'steps',
+           'seed_masks', 'figure_rows', 'figure5_rows', 'band_jobs', 'band_rows', 'band_gap', 'ClaimPlan',
+           'masking_budget', 'plan_row', 'harmless_plan', 'cross_plan', 'late_plan', 'claim_plans', 'plan_jobs', 'draw',
+           'draw_lines', 'figure3', 'figure4', 'figure5', 'baseline_dirs', 'old_curves', 'old_seed_masks',
+           'migrate_curves', 'migrate_score_files', 'migrate_scores', 'migrate_pruning', 'ablation_params',
+           'ablation_examples', 'ablation_key', 'ablation_mask', 'AblationRuns', 'ablation_grid', 'ablation_tables',
+           'chosen_heads', 'claim_runs', 'ablation_claims', 'significance_rows', 'is_sig', 'share_within',
+           'published_summary', 'our_summary', 'heat_map', 'migrate_ablation_tables', 'migrate_ablation',
+           'speed_params', 'speed_key', 'figure4_keys', 'plain', 'SpeedRuns', 'n_heads', 'op_times', 'table4_rows',
+           'flop_share_line', 'published_side', 'figure4_summary', 'timed', 'point_check', 'exact', 'smallest_rise',
+           'michel_says', 'speed_ratio', 'table4_claims', 'li_says', 'figure4_claims', 'speed_figure',
+           'speed_provenance', 'migrate_speed']
 
 # %% ../nbs/94_michel_exp.ipynb #58b2b339
 PRUNING_DEFAULTS = {
@@ -46,16 +46,26 @@ PRUNING_DEFAULTS = {
 }
 
 # %% ../nbs/94_michel_exp.ipynb #67b5ec8a
+TASK_SEEDS = {"cpu": {"multi30k": [0, 1, 2, 3, 4, 5]}}  # registered before its runs: planned/michel_multi30k_seeds6.csv
+
 def settings(defaults: dict, limits, profile: str, seed: int = 0, device=None, seeds=None, **given) -> dict:
     """A reproduction's settings: `given` (None: the profile's default in `defaults`), each of `limits` one per task,
-    the device, the seeds that decide claims."""
+    the device, the seeds that decide claims (`seeds` for every task; else a task's in the power plan `TASK_SEEDS`,
+    else `runs.SEEDS`)."""
     from headprune_nb.runs import SEEDS
     P = profile_settings(defaults, profile, given)
     for k in limits:
         if not isinstance(P[k], dict): P[k] = {t: P[k] for t in P["cls_tasks"] + P["mt_tasks"]}
+    tasks = P["cls_tasks"] + P["mt_tasks"]
+    plan = {} if seeds is not None else {t: s for t, s in TASK_SEEDS.get(profile, {}).items() if t in tasks}
     return dict(P, **{k: v for k, v in given.items() if k not in P}, device=run_device(device, profile),
-                profile=profile, seed=seed,
-                seeds=list(seeds) if seeds is not None else SEEDS[profile], tasks=P["cls_tasks"] + P["mt_tasks"])
+                profile=profile, seed=seed, seeds=list(seeds) if seeds is not None else SEEDS[profile],
+                task_seeds=plan, tasks=tasks)
+
+# %% ../nbs/94_michel_exp.ipynb #706f489f
+def seeds_of(P: dict, task: str) -> list[int]:
+    "The training seeds whose baselines decide `task`'s claims (see `settings`)."
+    return P.get("task_seeds", {}).get(task, P["seeds"])
 
 # %% ../nbs/94_michel_exp.ipynb #7816603b
 def pruning_params(profile: str, seed: int = 0, device=None, seeds=None, **given) -> dict:
@@ -87,8 +97,8 @@ def curve_key(P: dict, task: str, what: str, s: int) -> RunKey:
 # %% ../nbs/94_michel_exp.ipynb #12c5f066
 def curve_keys(P: dict) -> list[RunKey]:
     "Every curve of the run: the main seed's, then each other seed's."
-    seeds = [P["seed"]] + [s for s in P["seeds"] if s != P["seed"]]
-    return [curve_key(P, t, w, s) for t in P["tasks"] for s in seeds for w in curve_whats(P, t, s == P["seed"])]
+    seeds = lambda t: dict.fromkeys([P["seed"], *seeds_of(P, t)])
+    return [curve_key(P, t, w, s) for t in P["tasks"] for s in seeds(t) for w in curve_whats(P, t, s == P["seed"])]
 
 # %% ../nbs/94_michel_exp.ipynb #2f40303c
 def what_of(key: RunKey) -> str:
@@ -173,7 +183,7 @@ def fit(self: Baselines, key: RunKey) -> RunRecord:
 
 def fit_keys(P: dict) -> list[RunKey]:
     "Each task's baseline of each seed as a run (method `fit`): the claims rest on them (`nbs/19_convergence`)."
-    return [fit_key(P["profile"], t, s) for t in P["tasks"] for s in P["seeds"]]
+    return [fit_key(P["profile"], t, s) for t in P["tasks"] for s in seeds_of(P, t)]
 
 def task_fits(fits: dict, task: str) -> dict:
     "{run: (converged, shown)} of `task`'s baselines among the `fit` records `fits`."
@@ -351,13 +361,18 @@ class ClaimPlan:
     stat: object
     extra: dict = field(default_factory=dict)
 
+# %% ../nbs/94_michel_exp.ipynb #7db71075
+def masking_budget(seeds) -> str:
+    "The claims' budget: masking only, over the baselines of `seeds`."
+    return f"no training (masking only); {len(seeds)} baseline seed{'s' if len(seeds) > 1 else ''}"
+
 # %% ../nbs/94_michel_exp.ipynb #0b7dece7
-def plan_row(plan, samples: dict, budget: str, seed: int = 0, fits: dict | None = None) -> dict:
-    """A claims.csv row: the plan decided on `samples` ({Masked: Sample}), guarded by its task's baselines (`fits`:
-    their records); a row (not checked) as it is."""
+def plan_row(plan, samples: dict, seed: int = 0, fits: dict | None = None) -> dict:
+    """A claims.csv row: the plan decided on `samples` ({Masked: Sample}) of its seeds' baselines, guarded by them
+    (`fits`: their records); a row (not checked) as it is."""
     if isinstance(plan, dict): return plan
     ev = evidence([{n: samples[j] for n, j in r.items()} for r in plan.runs], plan.stat, seed=seed)
-    return guard(claim_row(plan.claim, plan.task, plan.rule, ev, budget=budget, **plan.extra),
+    return guard(claim_row(plan.claim, plan.task, plan.rule, ev, budget=masking_budget(plan.runs), **plan.extra),
                  task_fits(fits or {}, plan.task))
 
 # %% ../nbs/94_michel_exp.ipynb #6e4b5675
@@ -422,7 +437,7 @@ def late_plan(c: dict, task: str, P: dict, masks: dict, dyn: list[dict]):
 def claim_plans(published: list[dict], P: dict, curves: dict, dyn: list[dict]) -> list:
     """Every published claim this run can check, planned for each of its tasks (`ClaimPlan`, or a row saying why it is
     not checked)."""
-    masks = lambda task: {s: seed_masks(curves, task, s) for s in P["seeds"]}
+    masks = lambda task: {s: seed_masks(curves, task, s) for s in seeds_of(P, task)}
     plans = []
     for c in published:
         tasks = [t for t in P["tasks"] if t in c["our_tasks"].split("|")]
@@ -510,11 +525,6 @@ def baseline_dirs(P: dict) -> dict:
     dirs = {t: run_dir(P["profile"], t, P["seed"]) for t in P["tasks"]}
     origin = {t: imported_origin(model_dir(P["profile"], t, P["seed"])) for t in P["tasks"]}
     return {t: str(d.with_name(f"{d.name}-imported-{origin[t]}") if origin[t] else d) for t, d in dirs.items()}
-
-# %% ../nbs/94_michel_exp.ipynb #7db71075
-def masking_budget(seeds) -> str:
-    "The claims' budget: masking only, over the baselines of `seeds`."
-    return f"no training (masking only); {len(seeds)} baseline seed{'s' if len(seeds) > 1 else ''}"
 
 # %% ../nbs/94_michel_exp.ipynb #ec18cf9a
 def old_curves(folder, name: str) -> dict:
@@ -721,7 +731,7 @@ def masked(self: AblationRuns, key: RunKey) -> RunRecord:
 def ablation_grid(P: dict) -> list[RunKey]:
     "The first runs of the ablation: each task's main-seed scans and each other seed's choice of a head per layer."
     return [ablation_key(P, t, "scans" if s == P["seed"] else "chosen", s) for t in P["tasks"]
-            for s in dict.fromkeys([P["seed"], *P["seeds"]])]
+            for s in dict.fromkeys([P["seed"], *seeds_of(P, t)])]
 
 # %% ../nbs/94_michel_exp.ipynb #43c0c23a
 def ablation_tables(recs: dict, P: dict) -> dict:
@@ -740,7 +750,7 @@ def chosen_heads(recs: dict, P: dict, task: str) -> dict:
         if k.method == "scans":
             out[k.seed] = {(b["kind"], b["layer"]): b["head_chosen_on_separate_set"] for b in r.extra["best"]}
         if k.method == "chosen": out[k.seed] = {(b["kind"], b["layer"]): b["head"] for b in r.extra["chosen"]}
-    return {s: out[s] for s in P["seeds"] if s in out}
+    return {s: out[s] for s in seeds_of(P, task) if s in out}
 
 # %% ../nbs/94_michel_exp.ipynb #a61680a0
 def claim_runs(recs: dict, P: dict, task: str) -> list[dict]:

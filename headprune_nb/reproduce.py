@@ -16,14 +16,15 @@ from .store import (umask_mode, write_atomic, write_csv, write_json, read_csv, o
 from .runs import HEAD_SCANS, head_scan_path, cached_head_scan, EXECUTOR_ENV
 
 # %% auto #0
-__all__ = ['PROFILES', 'EXPERIMENTS', 'INSTALLED', 'USER_RESULTS', 'SMOKE_TIMES', 'KERNEL_ARGS', 'KERNEL_ENV', 'PROFILE_ENV',
-           'RESERVED', 'LIMITS', 'COMPLETE', 'PREVIOUS', 'FRESH', 'RUN_PARAMS', 'ADDITIVE', 'GPU_ASSUMPTION',
-           'COST_FILE', 'EVAL_BATCH', 'CLUSTER_GPUS', 'SLURM_PROFILE', 'RUN_HOURS', 'Experiment', 'get_experiment',
-           'reproduce_dir', 'results_dir', 'committed_dir', 'runtime_of', 'parse_param', 'run_experiment',
-           'quiet_kernel', 'live_output', 'notebook_params', 'declared', 'fits', 'check_params', 'marker', 'finished',
-           'unfinish', 'set_aside', 'params_clash', 'is_complete', 'run_all', 'shorten', 'failed_line', 'run_history',
-           'dry_run_root', 'dry_run_experiment', 'full_cost', 'key_hours', 'wall_hours', 'cost_row', 'dry_run_all',
-           'cost_table', 'cost_line', 'slurm_opts', 'executor_for', 'experiment_executor', 'slurm_plan', 'plan_lines']
+__all__ = ['PROFILES', 'EXPERIMENTS', 'INSTALLED', 'USER_RESULTS', 'SMOKE_TIMES', 'PATH_VARS', 'KERNEL_ARGS', 'KERNEL_ENV',
+           'PROFILE_ENV', 'RESERVED', 'LIMITS', 'COMPLETE', 'PREVIOUS', 'FRESH', 'RUN_PARAMS', 'ADDITIVE',
+           'GPU_ASSUMPTION', 'COST_FILE', 'EVAL_BATCH', 'CLUSTER_GPUS', 'SLURM_PROFILE', 'RUN_HOURS', 'Experiment',
+           'get_experiment', 'reproduce_dir', 'results_dir', 'committed_dir', 'runtime_of', 'anchor_paths',
+           'parse_param', 'run_experiment', 'quiet_kernel', 'live_output', 'notebook_params', 'declared', 'fits',
+           'check_params', 'marker', 'finished', 'unfinish', 'set_aside', 'params_clash', 'is_complete', 'run_all',
+           'shorten', 'failed_line', 'run_history', 'dry_run_root', 'dry_run_experiment', 'full_cost', 'key_hours',
+           'wall_hours', 'cost_row', 'dry_run_all', 'cost_table', 'cost_line', 'slurm_opts', 'executor_for',
+           'experiment_executor', 'slurm_plan', 'plan_lines']
 
 # %% ../nbs/90_reproduce.ipynb #28ff10e1
 PROFILES = ("smoke", "cpu", "full")
@@ -62,7 +63,8 @@ EXPERIMENTS = {e.name: e for e in [
                "Michel et al. 2019 Figure 3 (metric vs share of heads pruned by I_h and by one-head ablation), "
                "Figure 4 (per attention kind, Enc-Dec), Figure 5 (importance across training epochs), Figure 6 (SST-2)",
                ("michel2019_claims.csv",),
-               {"cpu": "about 2 h 10 min over three seeds (the main seed about 50 min), the cpu baselines not included",
+               {"cpu": "about 2 h 25 min: three seeds, Multi30k six (the main seed about 50 min, a further Multi30k seed "
+                       "about 5 min), the cpu baselines not included",
                 "full": "GPU hours: the cost line below"}, "Michel 2019 Figures 3, 4, 5, 6"),
     Experiment("michel2019_ablation", "michel2019_ablation.ipynb",
                "Masking one head, or all but one head of a layer",
@@ -70,7 +72,8 @@ EXPERIMENTS = {e.name: e for e in [
                "Tables 5, 6 (best single head chosen on a separate set)",
                ("michel2019_table1.csv", "michel2019_table2.csv", "michel2019_table3.csv", "michel2019_table5.csv",
                 "michel2019_table6.csv"),
-               {"cpu": "about 2 h 15 min over three seeds (the main seed about 50 min), the cpu baselines not included",
+               {"cpu": "about 3 h 25 min: three seeds, Multi30k six (the main seed about 50 min, a further Multi30k seed "
+                       "about 23 min), the cpu baselines not included",
                 "full": "GPU hours: the cost line below"}, "Michel 2019 Tables 1, 2, 3, 5, 6"),
     Experiment("voita_lambda", "voita_lambda.ipynb",
                "Heads kept versus the L0 penalty's lambda",
@@ -166,6 +169,15 @@ def runtime_of(name: str, path=None) -> dict[str, str]:
         + (", other work competing: expect less on idle cores)" if row["competing"] == "True" else ")"))
     return {"smoke": smoke, **EXPERIMENTS[name].runtime}
 
+# %% ../nbs/90_reproduce.ipynb #4d34c1d6
+PATH_VARS = ("HEADPRUNE_CACHE", "HEADPRUNE_DATA_DIR", "HEADPRUNE_REPRODUCE_DIR", "HEADPRUNE_FIDELITY_DIR")
+
+def anchor_paths(env=os.environ) -> None:
+    """Each folder `PATH_VARS` names by a relative path made absolute from the working folder: the notebook runs in
+    `reproduce/`, where `.cache/headprune` would be another folder."""
+    for k in PATH_VARS:
+        if env.get(k): env[k] = str(Path(env[k]).expanduser().absolute())
+
 # %% ../nbs/90_reproduce.ipynb #2d2594f3
 def parse_param(text: str) -> tuple[str, object]:
     "Parse a `key=value` override; the value is a Python literal if it parses as one."
@@ -208,6 +220,7 @@ def run_experiment(name: str, profile: str = "smoke", params: dict | None = None
     check_precision((params or {}).get("precision"), profile)   # bf16: the cpu and full profiles only
     out = Path(out_dir) if out_dir else results_dir(name, profile)
     parameters = dict(profile=profile, out_dir=str(out.resolve()), **(params or {}))
+    anchor_paths()
     env_cmd = os.environ.get("HEADPRUNE_COMMAND")
     os.environ["HEADPRUNE_COMMAND"] = command or env_cmd or f"headprune reproduce {name} --profile {profile}"
     try:
