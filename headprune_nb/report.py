@@ -14,13 +14,13 @@ from .verdicts import verdict_kind, verdict_counts, verdict_word
 
 
 # %% auto #0
-__all__ = ['REPORTED', 'RERUN', 'UNCHECKED', 'PAPERS', 'RULES', 'RULE_COLS', 'POWER_PLAN', 'STYLE', 'CLAIM_COLS', 'YOUR_COLS',
-           'WIDER', 'checked_verdict', 'check_profiles', 'finished_results', 'published_claims', 'claim_rows',
-           'inside_band', 'pair_claims', 'three_way_claims', 'side_by_side', 'paper_of', 'claim_evidence', 'decided_by',
-           'budget_moves', 'claim_counts', 'chance_of', 'chance_line', 'holm_rows', 'commit_time', 'believed',
-           'rule_key', 'registered_rules', 'results_seen', 'budget_seen', 'rule_status', 'rule_rows', 'stats_blocks',
-           'power_blocks', 'to_markdown', 'to_html', 'report_blocks', 'default_report_dir', 'build_report', 'load_line',
-           'widened', 'why_wider', 'your_run_blocks']
+__all__ = ['REPORTED', 'RERUN', 'UNCHECKED', 'PAPERS', 'RULES', 'RULE_COLS', 'PLANNED', 'POWER_PLAN', 'STYLE', 'CLAIM_COLS',
+           'YOUR_COLS', 'WIDER', 'checked_verdict', 'check_profiles', 'finished_results', 'published_claims',
+           'claim_rows', 'inside_band', 'pair_claims', 'three_way_claims', 'side_by_side', 'paper_of', 'claim_evidence',
+           'decided_by', 'budget_moves', 'claim_counts', 'chance_of', 'chance_line', 'holm_rows', 'commit_time',
+           'believed', 'rule_key', 'registered_rules', 'results_seen', 'budget_seen', 'task_seen_last', 'plan_seeds',
+           'rule_status', 'rule_rows', 'stats_blocks', 'power_blocks', 'to_markdown', 'to_html', 'report_blocks',
+           'default_report_dir', 'build_report', 'load_line', 'widened', 'why_wider', 'your_run_blocks']
 
 # %% ../nbs/92_report.ipynb #360b8f9a
 _PLAIN_RULE = re.compile(r"claim: .* ([<>]) (\S+); supported if the interval lies")
@@ -367,17 +367,36 @@ def budget_seen(d: Path, task: str, budget) -> str | None:
         times.append(p.get("finished_utc") or (p.get("score_file_made") or {}).get("written_utc"))
     return min((t for t in times if t), default=None)
 
-def rule_status(r: dict, rules: dict, seen: str | None) -> tuple[str, str]:
+def task_seen_last(d: Path, task: str) -> str | None:
+    "When the newest record of `task` in result folder `d` (`scores/<task>/*.json`) was made (None: none says)."
+    times = []
+    for f in (d / "scores" / str(task)).glob("*.json"):
+        try: times.append((json.loads(f.read_text()).get("provenance") or {}).get("finished_utc"))
+        except (ValueError, AttributeError): continue
+    return max((t for t in times if t), default=None)
+
+def plan_seeds(plan: str) -> int | None:
+    "How many training seeds a registered plan names (`seeds 0-5`: 6); None: it names no range."
+    m = re.search(r"seeds (\d+)-(\d+)", plan or "")
+    return int(m[2]) - int(m[1]) + 1 if m else None
+
+PLANNED = "rule registered before its planned runs"
+
+def rule_status(r: dict, rules: dict, seen: str | None, last=lambda: None) -> tuple[str, str]:
     """(status, registered): 'registered before the results' only if this very rule text was registered before `seen`;
-    else 'rule written after the results'."""
+    `PLANNED` if it was registered again, with a plan naming as many seeds as the row reads, before the task's newest
+    records (`last()`: when they were made); else 'rule written after the results'."""
     same = [x for x in rules.get(rule_key(r), []) if x["rule"] == r.get("rule", "")]
     regs = sorted((x for x in same if believed(x)), key=lambda x: x["registered_utc"])
     if not regs:
         why = "back-dated (registered_utc before its commit)" if same else "not registered"
         return "rule written after the results", why
     when = f"{regs[0]['registered_utc']} at {regs[0]['commit'][:10]}"
-    before = seen and regs[0]["registered_utc"] < seen
-    return ("rule registered before the results" if before else "rule written after the results"), when
+    if seen and regs[0]["registered_utc"] < seen: return "rule registered before the results", when
+    plans = [x for x in regs if x.get("plan") and plan_seeds(x["plan"]) == int(r.get("seeds") or 0)]
+    if plans and (t := last()) and plans[0]["registered_utc"] < t:
+        return PLANNED, f"{plans[0]['registered_utc']} at {plans[0]['commit'][:10]} (plan: {plans[0]['plan'][:40]})"
+    return "rule written after the results", when
 
 def rule_rows(found, rules: dict | None = None) -> list[dict]:
     "Per claim and budget row with a rule: when its rule was registered beside when its results were first seen."
@@ -390,7 +409,8 @@ def rule_rows(found, rules: dict | None = None) -> list[dict]:
         # a later part's rows: their records
         if r.get("phase") == "budget":
             at = budget_seen(dirs[r["experiment"], r["profile"]], r.get("task", ""), r.get("budget", "")) or at
-        status, when = rule_status(r, rules, at)
+        d, task = dirs[r["experiment"], r["profile"]], r.get("task", "")
+        status, when = rule_status(r, rules, at, lambda: task_seen_last(d, task))
         out.append(dict(experiment=r["experiment"], profile=r["profile"], task=r.get("task", ""),
                         claim=_short(r["claim"], 60),
                         budget=r.get("budget", "") if r.get("phase") == "budget" else "", results_seen=at,
@@ -401,13 +421,15 @@ def stats_blocks(found) -> list[tuple]:
     "The report's blocks on chance, Holm's adjustment and when the rules were written."
     rr = rule_rows(found)
     before = sum(r["status"] == "rule registered before the results" for r in rr)
+    planned = sum(r["status"] == PLANNED for r in rr)
     return [("h", 3, "Chance, multiplicity and when the rules were written"), ("p", chance_line(found)),
             ("p", "Each paper's interval claims with Holm's adjustment over that paper's claims of one profile "
                   "(family-wise 5%):"),
             ("table", holm_rows(found)),
             ("p", f"Rules: {before} of {len(rr)} rows have a rule registered (reproduce/rules.csv) "
-                  "before their results were first seen; "
-                  f"the other {len(rr) - before}: rule written after the results."),
+                  f"before their results were first seen, {planned} more before the planned runs that decide them "
+                  f"now (the rule written after earlier results); the other {len(rr) - before - planned}: rule "
+                  "written after the results."),
             ("table", rule_rows(found)), *power_blocks()]
 
 POWER_PLAN = "power.csv"     # reproduce/power.csv: the seeds each committed claim needs (tools/power.py, nbs/93b_power)
