@@ -393,7 +393,8 @@ def rule_status(r: dict, rules: dict, seen: str | None, last=lambda: None) -> tu
         return "rule written after the results", why
     when = f"{regs[0]['registered_utc']} at {regs[0]['commit'][:10]}"
     if seen and regs[0]["registered_utc"] < seen: return "rule registered before the results", when
-    plans = [x for x in regs if x.get("plan") and plan_seeds(x["plan"]) == int(r.get("seeds") or 0)]
+    n = int(r["seeds"]) if str(r.get("seeds", "")).isdigit() else None
+    plans = [x for x in regs if x.get("plan") and plan_seeds(x["plan"]) == n]
     if plans and (t := last()) and plans[0]["registered_utc"] < t:
         return PLANNED, f"{plans[0]['registered_utc']} at {plans[0]['commit'][:10]} (plan: {plans[0]['plan'][:40]})"
     return "rule written after the results", when

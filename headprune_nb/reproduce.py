@@ -63,8 +63,8 @@ EXPERIMENTS = {e.name: e for e in [
                "Michel et al. 2019 Figure 3 (metric vs share of heads pruned by I_h and by one-head ablation), "
                "Figure 4 (per attention kind, Enc-Dec), Figure 5 (importance across training epochs), Figure 6 (SST-2)",
                ("michel2019_claims.csv",),
-               {"cpu": "about 2 h 25 min: three seeds, Multi30k six (the main seed about 50 min, a further Multi30k seed "
-                       "about 5 min), the cpu baselines not included",
+               {"cpu": "about 2 h 25 min: three seeds, Multi30k six (the main seed about 50 min, a further "
+                       "Multi30k seed about 5 min), the cpu baselines not included",
                 "full": "GPU hours: the cost line below"}, "Michel 2019 Figures 3, 4, 5, 6"),
     Experiment("michel2019_ablation", "michel2019_ablation.ipynb",
                "Masking one head, or all but one head of a layer",
@@ -72,8 +72,8 @@ EXPERIMENTS = {e.name: e for e in [
                "Tables 5, 6 (best single head chosen on a separate set)",
                ("michel2019_table1.csv", "michel2019_table2.csv", "michel2019_table3.csv", "michel2019_table5.csv",
                 "michel2019_table6.csv"),
-               {"cpu": "about 3 h 25 min: three seeds, Multi30k six (the main seed about 50 min, a further Multi30k seed "
-                       "about 23 min), the cpu baselines not included",
+               {"cpu": "about 3 h 25 min: three seeds, Multi30k six (the main seed about 50 min, a further "
+                       "Multi30k seed about 23 min), the cpu baselines not included",
                 "full": "GPU hours: the cost line below"}, "Michel 2019 Tables 1, 2, 3, 5, 6"),
     Experiment("voita_lambda", "voita_lambda.ipynb",
                "Heads kept versus the L0 penalty's lambda",
