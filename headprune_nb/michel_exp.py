@@ -54,9 +54,9 @@ def settings(defaults: dict, limits, profile: str, seed: int = 0, device=None, s
     else `runs.SEEDS`)."""
     from headprune_nb.runs import SEEDS
     P = profile_settings(defaults, profile, given)
-    for k in limits:
-        if not isinstance(P[k], dict): P[k] = {t: P[k] for t in P["cls_tasks"] + P["mt_tasks"]}
     tasks = P["cls_tasks"] + P["mt_tasks"]
+    for k in limits:
+        if not isinstance(P[k], dict): P[k] = {t: P[k] for t in tasks}
     plan = {} if seeds is not None else {t: s for t, s in TASK_SEEDS.get(profile, {}).items() if t in tasks}
     return dict(P, **{k: v for k, v in given.items() if k not in P}, device=run_device(device, profile),
                 profile=profile, seed=seed, seeds=list(seeds) if seeds is not None else SEEDS[profile],

@@ -18,9 +18,10 @@ __all__ = ['REPORTED', 'RERUN', 'UNCHECKED', 'PAPERS', 'RULES', 'RULE_COLS', 'PL
            'YOUR_COLS', 'WIDER', 'checked_verdict', 'check_profiles', 'finished_results', 'published_claims',
            'claim_rows', 'inside_band', 'pair_claims', 'three_way_claims', 'side_by_side', 'paper_of', 'claim_evidence',
            'decided_by', 'budget_moves', 'claim_counts', 'chance_of', 'chance_line', 'holm_rows', 'commit_time',
-           'believed', 'rule_key', 'registered_rules', 'results_seen', 'budget_seen', 'task_seen_last', 'plan_seeds',
-           'rule_status', 'rule_rows', 'stats_blocks', 'power_blocks', 'to_markdown', 'to_html', 'report_blocks',
-           'default_report_dir', 'build_report', 'load_line', 'widened', 'why_wider', 'your_run_blocks']
+           'believed', 'rule_key', 'registered_rules', 'results_seen', 'record_times', 'budget_seen', 'task_seen_last',
+           'plan_seeds', 'rule_status', 'rule_rows', 'stats_blocks', 'power_blocks', 'to_markdown', 'to_html',
+           'report_blocks', 'default_report_dir', 'build_report', 'load_line', 'widened', 'why_wider',
+           'your_run_blocks']
 
 # %% ../nbs/92_report.ipynb #360b8f9a
 _PLAIN_RULE = re.compile(r"claim: .* ([<>]) (\S+); supported if the interval lies")
@@ -357,23 +358,23 @@ def results_seen(d: Path) -> str | None:
         except ValueError: pass
     return min((t for t in times if t), default=None)
 
-def budget_seen(d: Path, task: str, budget) -> str | None:
-    """When the records of a budget row (`scores/<task>/*-steps<budget>.json`) were first made (None: no such record;
-    the folder's time then)."""
+def record_times(d: Path, task: str, pattern: str = "*.json") -> list[str]:
+    "When each record `scores/<task>/<pattern>` of result folder `d` was made (a migrated score file: when written)."
     times = []
-    for f in (d / "scores" / str(task)).glob(f"*-steps{budget}.json"):
+    for f in (d / "scores" / str(task)).glob(pattern):
         try: p = json.loads(f.read_text()).get("provenance") or {}
         except ValueError: continue
         times.append(p.get("finished_utc") or (p.get("score_file_made") or {}).get("written_utc"))
-    return min((t for t in times if t), default=None)
+    return [t for t in times if t]
+
+def budget_seen(d: Path, task: str, budget) -> str | None:
+    """When the records of a budget row (`scores/<task>/*-steps<budget>.json`) were first made (None: no such record;
+    the folder's time then)."""
+    return min(record_times(d, task, f"*-steps{budget}.json"), default=None)
 
 def task_seen_last(d: Path, task: str) -> str | None:
-    "When the newest record of `task` in result folder `d` (`scores/<task>/*.json`) was made (None: none says)."
-    times = []
-    for f in (d / "scores" / str(task)).glob("*.json"):
-        try: times.append((json.loads(f.read_text()).get("provenance") or {}).get("finished_utc"))
-        except (ValueError, AttributeError): continue
-    return max((t for t in times if t), default=None)
+    "When the newest record of `task` in result folder `d` was made (None: none says)."
+    return max(record_times(d, task), default=None)
 
 def plan_seeds(plan: str) -> int | None:
     "How many training seeds a registered plan names (`seeds 0-5`: 6); None: it names no range."
@@ -403,6 +404,7 @@ def rule_rows(found, rules: dict | None = None) -> list[dict]:
     "Per claim and budget row with a rule: when its rule was registered beside when its results were first seen."
     rules = registered_rules() if rules is None else rules
     seen, dirs = {(n, p): results_seen(d) for n, p, d in found}, {(n, p): d for n, p, d in found}
+    seen_last = functools.lru_cache(maxsize=None)(task_seen_last)    # once per folder and task, not per row
     out = []
     for r in _rows_of(found, ("claims.csv", "budgets.csv")):
         if not r.get("rule"): continue
@@ -411,7 +413,7 @@ def rule_rows(found, rules: dict | None = None) -> list[dict]:
         if r.get("phase") == "budget":
             at = budget_seen(dirs[r["experiment"], r["profile"]], r.get("task", ""), r.get("budget", "")) or at
         d, task = dirs[r["experiment"], r["profile"]], r.get("task", "")
-        status, when = rule_status(r, rules, at, lambda: task_seen_last(d, task))
+        status, when = rule_status(r, rules, at, lambda: seen_last(d, task))
         out.append(dict(experiment=r["experiment"], profile=r["profile"], task=r.get("task", ""),
                         claim=_short(r["claim"], 60),
                         budget=r.get("budget", "") if r.get("phase") == "budget" else "", results_seen=at,
