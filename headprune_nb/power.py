@@ -8,7 +8,7 @@ import math, re
 from .verdicts import t_ppf, LEVEL, VOTE_SEEDS
 
 # %% auto #0
-__all__ = ['POWER', 'MAX_SEEDS', 'SEARCH', 'rule_of', 'projected', 'seeds_needed']
+__all__ = ['POWER', 'MAX_SEEDS', 'SEARCH', 'NO_RECORD', 'rule_of', 'projected', 'seeds_needed', 'failing_runs', 'training_needed']
 
 # %% ../nbs/93b_power.ipynb #2ec0e0b9
 POWER = 0.80        # the chance a plan gives a claim at its current estimate of a decisive verdict
@@ -67,3 +67,31 @@ def seeds_needed(row: dict, power: float = POWER, examples: int | None = None) -
         if go(n): return dict(needs=n, plan=f"decides at {n} seeds{on}" if n <= MAX_SEEDS else
                               f"undecidable at this scale (needs {n} seeds{on})")
     return dict(needs=None, plan=f"undecidable by seeds{on} (the evaluation examples' noise alone is too wide)")
+
+# %% ../nbs/93b_power.ipynb #fd222f0e
+NO_RECORD = "no convergence record"
+_RUN = re.compile(r"(?:: |; )([^:;]+? seed \d+): ")     # a run's name: "PASS K=16 seed 0", "ticket round 9 seed 2"
+
+def failing_runs(trained: str) -> dict:
+    "{run: what its convergence test showed} from an under-trained row's `trained` text."
+    hits = list(_RUN.finditer(trained or ""))
+    ends = [m.start() for m in hits[1:]] + [len(trained or "")]
+    return {m.group(1): trained[m.end():end].strip() for m, end in zip(hits, ends)}
+
+# %% ../nbs/93b_power.ipynb #a2b5183b
+def _runs(n: int) -> str: return f"{n} run{'s' * (n != 1)}"
+
+def training_needed(trained: str) -> dict:
+    """{'again': runs to make again as they were (no convergence record), 'bases': {baseline: shown} and 'longer':
+    {run: shown} of the runs that failed their test, 'plan': in words} for an under-trained row (`failing_runs`)."""
+    runs = failing_runs(trained)
+    again = [r for r, s in runs.items() if s.startswith(NO_RECORD)]
+    failed = {r: s for r, s in runs.items() if not s.startswith(NO_RECORD)}
+    bases = {r: s for r, s in failed.items() if " baseline seed " in r}
+    longer = {r: s for r, s in failed.items() if r not in bases}
+    words = [f"{_runs(len(again))} again (no convergence record)"] if again else []
+    words += [f"{r} trained again, the runs on it redone ({s})" for r, s in bases.items()]
+    if longer:
+        first = next(iter(longer))
+        words.append(f"{_runs(len(longer))} with a longer phase (first: {first}: {longer[first]})")
+    return dict(again=again, bases=bases, longer=longer, plan="; ".join(words))

@@ -441,14 +441,17 @@ def power_blocks(path: Path | None = None) -> list[tuple]:
     "The power plan's blocks: what each committed cpu claim needs to decide at 80% power, and what that costs."
     p = path or reproduce_dir() / POWER_PLAN
     if not p.exists(): return []
-    cols = ("experiment", "task", "claim", "verdict", "seeds", "plan", "hours_to_plan")
+    cols = ("experiment", "task", "claim", "verdict", "seeds", "plan", "training", "hours_to_plan")
     rows = [{k: r.get(k, "") for k in cols} for r in read_csv(p)]
     return [("h", 3, "What each claim needs to decide (the power plan)"),
             ("p", "For every committed cpu claim, the training seeds at which it decides with 80% power "
                   "if its statistic sits at "
                   "its current estimate (nbs/93b_power; a claim near its threshold can land either way), "
                   "or why no number of "
-                  "seeds up to 12 does; hours: the training that many seeds add on 2 cores (tools/power.py)."),
+                  "seeds up to 12 does; training: what an under-trained claim's runs need first (made again for "
+                  "their convergence records, or a longer phase: the longest the budget study tried that still "
+                  "failed); hours: the training the plan adds on 2 cores, empty where a longer phase of unknown cost "
+                  "or more than 12 seeds is needed (tools/power.py)."),
             ("table", [dict(r, claim=_short(r["claim"], 60)) for r in rows])]
 
 # %% ../nbs/92_report.ipynb #f65a6eb9

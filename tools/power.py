@@ -15,7 +15,8 @@ RESULTS = ROOT / "reproduce" / "results" / "cpu"
 OUT = ROOT / "reproduce" / "power.csv"
 FULL = {"sst2": 872, "rte": 277, "mnli_proxy": 9832, "multi30k": 1000}   # each cpu task's whole evaluation split
 COLS = ("experiment", "task", "claim", "verdict", "point", "lo", "hi", "seeds", "seed_sd", "needs_seeds", "plan",
-        "hours_per_seed", "hours_to_plan", "trained")
+        "training", "hours_per_seed", "hours_to_plan", "trained")
+UNDER = "not decided: under-trained"
 
 
 def baseline_hours() -> dict:
@@ -24,38 +25,86 @@ def baseline_hours() -> dict:
     return {r["task"]: float(r["train_seconds"]) / 3600 for r in read_csv(RESULTS / "baselines" / "baselines.csv")}
 
 
-def seed_hours(folder: Path) -> dict:
-    "{task: hours one more seed's runs take} (median over seeds past the main one of the records' seconds; else the main's)."
+def record_seconds(r) -> float:
+    """Seconds a record's run took: `timings["seconds"]`, else what it recorded of its training and decoding (a lottery's
+    rounds, a ticket's training and translation)."""
+    num = lambda v: v if isinstance(v, (int, float)) else 0
+    if num(r.timings.get("seconds")): return r.timings["seconds"]
+    rounds = r.timings.get("round_train_seconds")
+    return (sum(map(num, rounds)) if isinstance(rounds, list) else 0) + sum(
+        num(r.extra.get(k)) for k in ("train_seconds", "decode_seconds"))
+
+
+def seed_hours(folder: Path) -> tuple[dict, set]:
+    """({task: hours one more seed's runs take}, {tasks whose runs start from the task's baseline}): median over seeds
+    past the main one of the records' seconds (`record_seconds`; else the main's), its seed folders' records included."""
     from headprune_nb.runs import read_records
-    per = {}
-    for sub in ("scores", "records"):
-        for r in read_records(folder / sub) if (folder / sub).exists() else []:
-            sec = r.timings.get("seconds") if isinstance(r.timings.get("seconds"), (int, float)) else 0
+    per, on_base = {}, set()
+    for sub in (d / s for d in (folder, *sorted(folder.glob("seed[0-9]*"))) for s in ("scores", "records")):
+        for r in read_records(sub) if sub.exists() else []:
             per.setdefault(r.key.task, {}).setdefault(r.key.seed, 0.0)
-            per[r.key.task][r.key.seed] += sec / 3600
-    return {t: statistics.median([h for s, h in ss.items() if s != 0] or [ss.get(0, 0.0)]) for t, ss in per.items()}
+            per[r.key.task][r.key.seed] += record_seconds(r) / 3600
+            if r.key.method == "fit": on_base.add(r.key.task)
+    return {t: statistics.median([h for s, h in ss.items() if s != 0] or [ss.get(0, 0.0)]) for t, ss in per.items()}, on_base
+
+
+def budget_rows(folder: Path, task: str) -> list[dict]:
+    "The experiment's budget-study rows of `task` ({'steps', 'trained'}): budgets.csv, or one claims.csv per budget/*."
+    from headprune_nb.store import read_csv
+    rows = read_csv(folder / "budgets.csv") if (folder / "budgets.csv").exists() else []
+    rows += [r for c in sorted(folder.glob("budget/*/claims.csv")) for r in read_csv(c)]
+    steps = lambda r: int(str(r.get("budget", "")).split()[0]) if str(r.get("budget", "")).split() else 0
+    return [dict(steps=steps(r), trained=r.get("trained", "")) for r in rows if r.get("task") == task and steps(r)]
+
+
+def longest_failing(folder: Path, task: str) -> str:
+    """In words, the longest phase of the budget study at which some run of `task` still failed its test (the runs made
+    again at a shorter phase would fail too); "" if none did."""
+    from headprune_nb.power import training_needed
+    failing = [(r["steps"], training_needed(r["trained"])["longer"]) for r in budget_rows(folder, task)]  # no baseline
+    failing = [(n, lg) for n, lg in failing if lg]
+    if not failing: return ""
+    n, lg = max(failing, key=lambda x: x[0])
+    run, shown = next(iter(lg.items()))
+    return f"the budget study's longest phase with a failing run: {n} steps ({run}: {shown}): needs longer phases"
+
+
+def hours_to_plan(needs, have: int, runs_h: float, base_h: float, training: dict | None) -> float | str:
+    """Hours on 2 cores to the plan: each new seed's baseline and runs; for an under-trained row also its present seeds'
+    runs made again; "" where no affordable plan exists or a run needs a longer phase (its cost unknown)."""
+    from headprune_nb.power import MAX_SEEDS
+    if needs is None or needs > MAX_SEEDS or training and (training["longer"] or training["budget"]): return ""
+    more = max(0, (needs or 0) - have)
+    again = have * runs_h + len(training["bases"]) * base_h if training else 0.0     # every present seed's runs redone
+    return round(more * (runs_h + base_h) + again, 2)
 
 
 def plan_rows() -> list[dict]:
     "One row per committed cpu claim: its plan and cost."
-    from headprune_nb.power import seeds_needed, MAX_SEEDS
+    from headprune_nb.power import seeds_needed, training_needed, MAX_SEEDS
     from headprune_nb.store import read_csv
     base, rows = baseline_hours(), []
     for folder in sorted(p for p in RESULTS.iterdir() if (p / "claims.csv").exists()):
-        hours = seed_hours(folder)
+        hours, on_base = seed_hours(folder)
+        base_of = lambda task: base.get(task, 0.0) if task in on_base else 0.0     # a lottery trains its own
         for c in read_csv(folder / "claims.csv"):
-            got = seeds_needed(c)
-            if (got["needs"] is None or got["needs"] > MAX_SEEDS) and (full := FULL.get(c.get("task", ""))):
+            got, task = seeds_needed(c), c.get("task", "")
+            if (got["needs"] is None or got["needs"] > MAX_SEEDS) and (full := FULL.get(task)):
                 more_ex = seeds_needed(c, examples=full)          # the evaluation set's noise: score the whole split
                 got = more_ex if more_ex["needs"] and more_ex["needs"] <= MAX_SEEDS else got
-            per = hours.get(c.get("task", ""), 0.0) + base.get(c.get("task", ""), 0.0)
             have = int(c["seeds"]) if str(c.get("seeds", "")).isdigit() else 0
-            more = max(0, (got["needs"] or 0) - have) if (got["needs"] or 0) <= MAX_SEEDS else None
-            rows.append(dict(experiment=folder.name, task=c.get("task", ""), claim=c["claim"], verdict=c["verdict"],
+            training = training_needed(c.get("trained", "")) if c["verdict"] == UNDER else None
+            if training:
+                training["budget"] = longest_failing(folder, task)
+                training["plan"] = "; ".join(x for x in (training["plan"], training["budget"]) if x)
+            rows.append(dict(experiment=folder.name, task=task, claim=c["claim"], verdict=c["verdict"],
                              point=c.get("point", ""), lo=c.get("lo", ""), hi=c.get("hi", ""), seeds=c.get("seeds", ""),
                              seed_sd=c.get("seed_sd", ""), needs_seeds=got["needs"] or "", plan=got["plan"],
-                             hours_per_seed=round(per, 2), hours_to_plan="" if more is None else round(more * per, 2),
-                             trained="" if c["verdict"] != "not decided: under-trained" else c.get("trained", "")[:300]))
+                             training=training["plan"] if training else "",
+                             hours_per_seed=round(hours.get(task, 0.0) + base_of(task), 2),
+                             hours_to_plan=hours_to_plan(got["needs"], have, hours.get(task, 0.0), base_of(task),
+                                                         training),
+                             trained=c.get("trained", "")[:300] if training else ""))
     return rows
 
 
