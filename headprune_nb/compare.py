@@ -48,7 +48,7 @@ PHASES = {"pipelined_dsp": ("dsp", "dsp_pipe", False), "joint_dsp": ("dsp", "dsp
 # %% ../nbs/95_compare.ipynb #5a1c0106
 def check_settings(P: dict) -> None:
     """Refuse dsp2021's settings `P` that cannot run, one line each: an unknown method, a budget rival other than ste or
-    voita, a budget K outside ks."""
+    voita, a budget K outside ks, task_seeds of a task not run or without seeds."""
     if unknown := [m for m in P["methods"] if m not in METHODS]:
         raise ValueError(f"unknown method(s) {unknown}; choose from {METHODS}")
     if bad := {t: r for t, rs in P["budget_rivals"].items() for r in rs if r not in ("ste", "voita")}:
@@ -57,6 +57,10 @@ def check_settings(P: dict) -> None:
                    if (bad := [K for K in P["budget_ks"].get(t, []) if K not in P["ks"][t]])}:
         raise ValueError(f"budget_ks {outside} not in ks: the budget table's default-phase "
                          "row reuses the table's runs; choose budget_ks from ks")
+    if bad := {t: s for t, s in P.get("task_seeds", {}).items() if t not in P["tasks"] or not s
+               or not all(isinstance(x, int) and x >= 0 for x in s)}:
+        raise ValueError(f"task_seeds {bad}: give each of this run's tasks ({', '.join(P['tasks'])}) a list of seeds "
+                         "(whole numbers from 0)")
 
 # %% ../nbs/95_compare.ipynb #e55136fc
 def arch_model(profile: str, task: str):
