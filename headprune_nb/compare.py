@@ -28,15 +28,15 @@ from .verdicts import (Rule, evidence, claim_row, not_checked_row, budget_table,
 
 # %% auto #0
 __all__ = ['METHODS', 'JOINT', 'PIPELINED', 'PHASES', 'RECORDS_ONLY', 'RUNS', 'TABLE_EXTRAS', 'PUB_MODEL', 'NAME', 'TABLES',
-           'check_settings', 'arch_model', 'Baselines', 'Comparison', 'stops', 'run_name', 'gates_of', 'decided',
-           'run_phase', 'phase_facts', 'run_michel_curve', 'run_michel', 'run_voita_lam', 'run_voita', 'load_of',
-           'run_speed', 'run_attention', 'run_dynamics', 'run_unpruned', 'timing_keys', 'timed', 'run_baseline',
-           'run_comparison', 'metric_rows', 'mask_rows', 'timing_rows', 'layer_rows', 'dynamics_rows', 'mean_gap',
-           'lead', 'group_gap', 'closeness', 'gate_rows', 'decided_rows', 'attention_rows', 'timing_noise',
-           'sure_counts', 'most', 'axes_row', 'draw_curves', 'draw_tradeoff', 'draw_layers', 'draw_speed', 'figure',
-           'draw_dynamics', 'beside_published', 'parse_name', 'attach', 'default_steps', 'seed_sweeps',
-           'migrate_scores', 'migrate_sweeps', 'migrate_curves', 'migrate_tables', 'migrate', 'amend',
-           'migrate_pass_runs', 'migrate_pass_timings', 'migrate_pass']
+           'check_settings', 'seeds_by_task', 'budget_runs', 'arch_model', 'Baselines', 'Comparison', 'stops',
+           'run_name', 'gates_of', 'decided', 'run_phase', 'phase_facts', 'run_michel_curve', 'run_michel',
+           'run_voita_lam', 'run_voita', 'load_of', 'run_speed', 'run_attention', 'run_dynamics', 'run_unpruned',
+           'timing_keys', 'timed', 'run_baseline', 'run_comparison', 'metric_rows', 'mask_rows', 'timing_rows',
+           'layer_rows', 'dynamics_rows', 'mean_gap', 'lead', 'group_gap', 'closeness', 'gate_rows', 'decided_rows',
+           'attention_rows', 'timing_noise', 'sure_counts', 'most', 'axes_row', 'draw_curves', 'draw_tradeoff',
+           'draw_layers', 'draw_speed', 'figure', 'draw_dynamics', 'beside_published', 'parse_name', 'attach',
+           'default_steps', 'seed_sweeps', 'migrate_scores', 'migrate_sweeps', 'migrate_curves', 'migrate_tables',
+           'migrate', 'amend', 'migrate_pass_runs', 'migrate_pass_timings', 'migrate_pass']
 
 # %% ../nbs/95_compare.ipynb #73568688
 METHODS = ("michel", "pipelined_dsp", "voita", "ste", "joint_dsp")      # Li et al. (2021), Table 3
@@ -61,6 +61,23 @@ def check_settings(P: dict) -> None:
                or not all(isinstance(x, int) and x >= 0 for x in s)}:
         raise ValueError(f"task_seeds {bad}: give each of this run's tasks ({', '.join(P['tasks'])}) a list of seeds "
                          "(whole numbers from 0)")
+
+# %% ../nbs/95_compare.ipynb #dfc94d50
+def seeds_by_task(P: dict, seeds: list, budget_seeds: list) -> tuple[dict, dict]:
+    """({task: its claims' training seeds}, {task: its budget rows'}): a task of `P['task_seeds']` reads its own, its
+    budget rows as many of their first ones as `budget_seeds` names; every other task `seeds` and `budget_seeds`."""
+    own = P.get("task_seeds", {})
+    claims = {t: list(own.get(t, seeds)) for t in P["tasks"]}
+    return claims, {t: claims[t][:len(budget_seeds)] if t in own else list(budget_seeds) for t in P["tasks"]}
+
+# %% ../nbs/95_compare.ipynb #37d416d1
+def budget_runs(P: dict, task: str, H: int) -> dict:
+    """{method: [K]} of `task`'s budget runs (`H` heads): pipelined and joint DSP at `budget_ks`, Michel's masks there,
+    each of `budget_rivals` below H/6; none without the three methods."""
+    bks = P["budget_ks"].get(task, []) if {"pipelined_dsp", "joint_dsp", "michel"} <= set(P["methods"]) else []
+    low = [K for K in bks if K < H / 6]
+    rivals = {r: low for r in P["budget_rivals"].get(task, []) if r in P["methods"]}
+    return {"pipelined_dsp": bks, "joint_dsp": bks, "michel": bks, **rivals}
 
 # %% ../nbs/95_compare.ipynb #e55136fc
 def arch_model(profile: str, task: str):
