@@ -14,14 +14,14 @@ from .verdicts import verdict_kind, verdict_counts, verdict_word
 
 
 # %% auto #0
-__all__ = ['REPORTED', 'RERUN', 'UNCHECKED', 'PAPERS', 'RULES', 'RULE_COLS', 'PLANNED', 'POWER_PLAN', 'STYLE', 'CLAIM_COLS',
-           'YOUR_COLS', 'WIDER', 'checked_verdict', 'check_profiles', 'finished_results', 'published_claims',
-           'claim_rows', 'inside_band', 'pair_claims', 'three_way_claims', 'side_by_side', 'paper_of', 'claim_evidence',
-           'decided_by', 'budget_moves', 'claim_counts', 'chance_of', 'chance_line', 'holm_rows', 'commit_time',
-           'believed', 'rule_key', 'registered_rules', 'results_seen', 'record_times', 'budget_seen', 'task_seen_last',
-           'plan_seeds', 'rule_status', 'rule_rows', 'stats_blocks', 'power_blocks', 'to_markdown', 'to_html',
-           'report_blocks', 'default_report_dir', 'build_report', 'load_line', 'widened', 'why_wider',
-           'your_run_blocks']
+__all__ = ['REPORTED', 'RERUN', 'UNCHECKED', 'PAPERS', 'RULES', 'RULE_COLS', 'PLANNED', 'POWER_PLAN', 'NEEDS', 'STYLE',
+           'CLAIM_COLS', 'YOUR_COLS', 'WIDER', 'checked_verdict', 'check_profiles', 'finished_results',
+           'published_claims', 'claim_rows', 'inside_band', 'pair_claims', 'three_way_claims', 'side_by_side',
+           'paper_of', 'claim_evidence', 'decided_by', 'budget_moves', 'claim_counts', 'chance_of', 'chance_line',
+           'holm_rows', 'commit_time', 'believed', 'rule_key', 'registered_rules', 'results_seen', 'record_times',
+           'budget_seen', 'task_seen_last', 'plan_seeds', 'rule_status', 'rule_rows', 'stats_blocks', 'power_blocks',
+           'power_need', 'power_summary', 'to_markdown', 'to_html', 'report_blocks', 'default_report_dir',
+           'build_report', 'load_line', 'widened', 'why_wider', 'your_run_blocks']
 
 # %% ../nbs/92_report.ipynb #360b8f9a
 _PLAIN_RULE = re.compile(r"claim: .* ([<>]) (\S+); supported if the interval lies")
@@ -436,7 +436,6 @@ def stats_blocks(found) -> list[tuple]:
             ("table", rule_rows(found)), *power_blocks()]
 
 POWER_PLAN = "power.csv"     # reproduce/power.csv: the seeds each committed claim needs (tools/power.py, nbs/93b_power)
-
 def power_blocks(path: Path | None = None) -> list[tuple]:
     "The power plan's blocks: what each committed cpu claim needs to decide at 80% power, and what that costs."
     p = path or reproduce_dir() / POWER_PLAN
@@ -444,15 +443,44 @@ def power_blocks(path: Path | None = None) -> list[tuple]:
     cols = ("experiment", "task", "claim", "verdict", "seeds", "plan", "training", "hours_to_plan")
     rows = [{k: r.get(k, "") for k in cols} for r in read_csv(p)]
     return [("h", 3, "What each claim needs to decide (the power plan)"),
+            ("p", "Per experiment, the committed cpu claims by what they need (hours: the training on 2 cores that "
+                  "decides those that more seeds, or their runs made again and more seeds, can):"),
+            ("table", power_summary(rows)),
             ("p", "For every committed cpu claim, the training seeds at which it decides with 80% power "
                   "if its statistic sits at "
                   "its current estimate (nbs/93b_power; a claim near its threshold can land either way), "
                   "or why no number of "
                   "seeds up to 12 does; training: what an under-trained claim's runs need first (made again for "
-                  "their convergence records, or a longer phase: the longest the budget study tried that still "
-                  "failed); hours: the training the plan adds on 2 cores, empty where a longer phase of unknown cost "
+                  "their convergence records, or a longer phase: the longest at which a run of the same method on the "
+                  "same task failed its test in any committed result); hours: the training the plan adds on 2 cores, empty where a longer phase of unknown cost "
                   "or more than 12 seeds is needed (tools/power.py)."),
             ("table", [dict(r, claim=_short(r["claim"], 60)) for r in rows])]
+
+# %% ../nbs/92_report.ipynb #538fff90
+NEEDS = ("decided", "more seeds", "runs again, then seeds", "a longer phase", "undecidable by seeds", "not a test")
+
+def power_need(r: dict) -> str:
+    "What a power plan row needs to decide, one of `NEEDS` (`tools/power.py`'s plan, training and hours)."
+    if r["verdict"] in ("supported", "contradicted"): return "decided"
+    if r["verdict"].startswith("not a test") or r["plan"].startswith("no test"): return "not a test"
+    if r["plan"].startswith("undecidable"): return "undecidable by seeds"
+    if r["verdict"] == UNDER_TRAINED:
+        return "a longer phase" if "longer phase" in r.get("training", "") else "runs again, then seeds"
+    return "more seeds"
+
+def power_summary(rows: list[dict]) -> list[dict]:
+    """Per experiment, how many of its claims need what (`power_need`), and the hours of training that decides the
+    ones seeds or runs again can: the most any claim of a task asks (its runs serve all of them), summed over tasks."""
+    out = {}
+    for r in rows:
+        s = out.setdefault(r["experiment"], dict(experiment=r["experiment"], claims=0, **dict.fromkeys(NEEDS, 0),
+                                                 hours={}))
+        s["claims"] += 1
+        s[need := power_need(r)] += 1
+        if need in ("more seeds", "runs again, then seeds") and r.get("hours_to_plan") not in (None, ""):
+            s["hours"][r["task"]] = max(s["hours"].get(r["task"], 0.0), float(r["hours_to_plan"]))
+    return [dict(s, hours=round(sum(s["hours"].values()), 1)) for s in out.values()]
+
 
 # %% ../nbs/92_report.ipynb #f65a6eb9
 def to_markdown(blocks: list[tuple], base: Path) -> str:

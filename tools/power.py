@@ -7,7 +7,7 @@ seeds it needs are affordable. Writes reproduce/power.csv (read by `headprune re
 
     python tools/power.py                 # -> reproduce/power.csv
 """
-import statistics, sys
+import re, statistics, sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -26,8 +26,8 @@ def baseline_hours() -> dict:
 
 
 def record_seconds(r) -> float:
-    """Seconds a record's run took: `timings["seconds"]`, else what it recorded of its training and decoding (a lottery's
-    rounds, a ticket's training and translation)."""
+    """Seconds a record's run took: `timings["seconds"]`, else what it recorded of its training and decoding (a
+    lottery's rounds, a ticket's training and translation)."""
     num = lambda v: v if isinstance(v, (int, float)) else 0
     if num(r.timings.get("seconds")): return r.timings["seconds"]
     rounds = r.timings.get("round_train_seconds")
@@ -37,7 +37,8 @@ def record_seconds(r) -> float:
 
 def seed_hours(folder: Path) -> tuple[dict, set]:
     """({task: hours one more seed's runs take}, {tasks whose runs start from the task's baseline}): median over seeds
-    past the main one of the records' seconds (`record_seconds`; else the main's), its seed folders' records included."""
+    past the main one of the records' seconds (`record_seconds`; else the main's), its seed folders' records
+    included."""
     from headprune_nb.runs import read_records
     per, on_base = {}, set()
     for sub in (d / s for d in (folder, *sorted(folder.glob("seed[0-9]*"))) for s in ("scores", "records")):
@@ -45,35 +46,39 @@ def seed_hours(folder: Path) -> tuple[dict, set]:
             per.setdefault(r.key.task, {}).setdefault(r.key.seed, 0.0)
             per[r.key.task][r.key.seed] += record_seconds(r) / 3600
             if r.key.method == "fit": on_base.add(r.key.task)
-    return {t: statistics.median([h for s, h in ss.items() if s != 0] or [ss.get(0, 0.0)]) for t, ss in per.items()}, on_base
+    median = lambda ss: statistics.median([h for s, h in ss.items() if s != 0] or [ss.get(0, 0.0)])
+    return {t: median(ss) for t, ss in per.items()}, on_base
 
 
-def budget_rows(folder: Path, task: str) -> list[dict]:
-    "The experiment's budget-study rows of `task` ({'steps', 'trained'}): budgets.csv, or one claims.csv per budget/*."
-    from headprune_nb.store import read_csv
-    rows = read_csv(folder / "budgets.csv") if (folder / "budgets.csv").exists() else []
-    rows += [r for c in sorted(folder.glob("budget/*/claims.csv")) for r in read_csv(c)]
-    steps = lambda r: int(str(r.get("budget", "")).split()[0]) if str(r.get("budget", "")).split() else 0
-    return [dict(steps=steps(r), trained=r.get("trained", "")) for r in rows if r.get("task") == task and steps(r)]
-
-
-def longest_failing(folder: Path, task: str) -> str:
-    """In words, the longest phase of the budget study at which some run of `task` still failed its test (the runs made
-    again at a shorter phase would fail too); "" if none did."""
+def failures() -> dict:
+    """{(method, task): (steps, run, shown)}: the longest phase at which a run of that method on that task failed its
+    convergence test, over every committed cpu claim and budget row (a run's method: its name's first word)."""
     from headprune_nb.power import training_needed
-    failing = [(r["steps"], training_needed(r["trained"])["longer"]) for r in budget_rows(folder, task)]  # no baseline
-    failing = [(n, lg) for n, lg in failing if lg]
-    if not failing: return ""
-    n, lg = max(failing, key=lambda x: x[0])
-    run, shown = next(iter(lg.items()))
-    return f"the budget study's longest phase with a failing run: {n} steps ({run}: {shown}): needs longer phases"
+    from headprune_nb.store import read_csv
+    out = {}
+    for f in sorted(f for g in ("*/claims.csv", "*/budgets.csv", "*/budget/*/claims.csv") for f in RESULTS.glob(g)):
+        for r in read_csv(f):
+            for run, shown in training_needed(r.get("trained", ""))["longer"].items():
+                steps = int(m[1]) if (m := re.search(r" of (\d+)", shown)) else 0
+                key = (run.split()[0].lower(), r.get("task", ""))
+                if steps > out.get(key, (-1,))[0]: out[key] = (steps, run, shown)
+    return out
+
+
+def longer_than(training: dict, task: str, phase: int, failed: dict) -> str:
+    """In words, the runs to make again whose method failed its test on `task` at a phase at least `phase` steps long
+    somewhere (`failures`): made again as they were, they would fail too; "" if none did."""
+    longer = {r.split()[0].lower() for r in training["longer"]}          # already named as needing a longer phase
+    methods = dict.fromkeys(m for r in training["again"] if (m := r.split()[0].lower()) not in longer)
+    hits = [failed[m, task] for m in methods if failed.get((m, task), (0,))[0] >= phase > 0]
+    return "; ".join(f"{run} failed at {n} steps ({shown}): needs longer phases" for n, run, shown in hits)
 
 
 def hours_to_plan(needs, have: int, runs_h: float, base_h: float, training: dict | None) -> float | str:
     """Hours on 2 cores to the plan: each new seed's baseline and runs; for an under-trained row also its present seeds'
     runs made again; "" where no affordable plan exists or a run needs a longer phase (its cost unknown)."""
     from headprune_nb.power import MAX_SEEDS
-    if needs is None or needs > MAX_SEEDS or training and (training["longer"] or training["budget"]): return ""
+    if needs is None or needs > MAX_SEEDS or training and (training["longer"] or training["elsewhere"]): return ""
     more = max(0, (needs or 0) - have)
     again = have * runs_h + len(training["bases"]) * base_h if training else 0.0     # every present seed's runs redone
     return round(more * (runs_h + base_h) + again, 2)
@@ -83,7 +88,7 @@ def plan_rows() -> list[dict]:
     "One row per committed cpu claim: its plan and cost."
     from headprune_nb.power import seeds_needed, training_needed, MAX_SEEDS
     from headprune_nb.store import read_csv
-    base, rows = baseline_hours(), []
+    base, rows, failed = baseline_hours(), [], failures()
     for folder in sorted(p for p in RESULTS.iterdir() if (p / "claims.csv").exists()):
         hours, on_base = seed_hours(folder)
         base_of = lambda task: base.get(task, 0.0) if task in on_base else 0.0     # a lottery trains its own
@@ -95,8 +100,9 @@ def plan_rows() -> list[dict]:
             have = int(c["seeds"]) if str(c.get("seeds", "")).isdigit() else 0
             training = training_needed(c.get("trained", "")) if c["verdict"] == UNDER else None
             if training:
-                training["budget"] = longest_failing(folder, task)
-                training["plan"] = "; ".join(x for x in (training["plan"], training["budget"]) if x)
+                phase = int(m[1]) if (m := re.match(r"(\d+) steps", c.get("budget", ""))) else 0
+                training["elsewhere"] = longer_than(training, task, phase, failed)
+                training["plan"] = "; ".join(x for x in (training["plan"], training["elsewhere"]) if x)
             rows.append(dict(experiment=folder.name, task=task, claim=c["claim"], verdict=c["verdict"],
                              point=c.get("point", ""), lo=c.get("lo", ""), hi=c.get("hi", ""), seeds=c.get("seeds", ""),
                              seed_sd=c.get("seed_sd", ""), needs_seeds=got["needs"] or "", plan=got["plan"],
@@ -114,8 +120,8 @@ def main() -> None:
     rows = plan_rows()
     write_csv(OUT, [{k: r.get(k, "") for k in COLS} for r in rows])
     for r in rows:
-        print(f"{r['experiment']:>19} {r['task']:>12} | {r['claim'][:48]:48} | {r['verdict'][:14]:14} | {r['plan'][:48]}"
-              f" | {r['hours_to_plan']} h")
+        print(f"{r['experiment']:>19} {r['task']:>12} | {r['claim'][:48]:48} | {r['verdict'][:14]:14} | "
+              f"{r['plan'][:48]} | {r['hours_to_plan']} h")
 
 
 if __name__ == "__main__":
