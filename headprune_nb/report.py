@@ -446,14 +446,13 @@ def power_blocks(path: Path | None = None) -> list[tuple]:
             ("p", "Per experiment, the committed cpu claims by what they need (hours: the training on 2 cores that "
                   "decides those that more seeds, or their runs made again and more seeds, can):"),
             ("table", power_summary(rows)),
-            ("p", "For every committed cpu claim, the training seeds at which it decides with 80% power "
-                  "if its statistic sits at "
-                  "its current estimate (nbs/93b_power; a claim near its threshold can land either way), "
-                  "or why no number of "
-                  "seeds up to 12 does; training: what an under-trained claim's runs need first (made again for "
-                  "their convergence records, or a longer phase: the longest at which a run of the same method on the "
-                  "same task failed its test in any committed result); hours: the training the plan adds on 2 cores, empty where a longer phase of unknown cost "
-                  "or more than 12 seeds is needed (tools/power.py)."),
+            ("p", "For every committed cpu claim, the training seeds at which it decides with 80% power if its "
+                  "statistic sits at its current estimate (nbs/93b_power; a claim near its threshold can land either "
+                  "way), or why no number of seeds up to 12 does; training: what an under-trained claim's runs need "
+                  "first (made again for their convergence records, or a longer phase: the longest at which a run of "
+                  "the same method on the same task failed its test in any committed result); hours: the training "
+                  "the plan adds on 2 cores, empty where a longer phase of unknown cost or more than 12 seeds is "
+                  "needed (tools/power.py)."),
             ("table", [dict(r, claim=_short(r["claim"], 60)) for r in rows])]
 
 # %% ../nbs/92_report.ipynb #538fff90
