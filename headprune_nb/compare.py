@@ -57,16 +57,18 @@ def check_settings(P: dict) -> None:
                    if (bad := [K for K in P["budget_ks"].get(t, []) if K not in P["ks"][t]])}:
         raise ValueError(f"budget_ks {outside} not in ks: the budget table's default-phase "
                          "row reuses the table's runs; choose budget_ks from ks")
-    if bad := {t: s for t, s in P.get("task_seeds", {}).items() if t not in P["tasks"] or not s
-               or not all(isinstance(x, int) and x >= 0 for x in s)}:
-        raise ValueError(f"task_seeds {bad}: give each of this run's tasks ({', '.join(P['tasks'])}) a list of seeds "
-                         "(whole numbers from 0)")
+    own = P["task_seeds"]
+    seeds_ok = lambda s: isinstance(s, list) and s and len(set(s)) == len(s) and all(
+        type(x) is int and x >= 0 for x in s)
+    if not isinstance(own, dict) or (bad := {t: s for t, s in own.items() if t not in P["tasks"] or not seeds_ok(s)}):
+        raise ValueError(f"task_seeds {own if not isinstance(own, dict) else bad}: give {{task: [seed, ...]}}, each "
+                         f"of this run's tasks ({', '.join(P['tasks'])}) a list of distinct whole numbers from 0")
 
 # %% ../nbs/95_compare.ipynb #dfc94d50
 def seeds_by_task(P: dict, seeds: list, budget_seeds: list) -> tuple[dict, dict]:
     """({task: its claims' training seeds}, {task: its budget rows'}): a task of `P['task_seeds']` reads its own, its
     budget rows as many of their first ones as `budget_seeds` names; every other task `seeds` and `budget_seeds`."""
-    own = P.get("task_seeds", {})
+    own = P["task_seeds"]
     claims = {t: list(own.get(t, seeds)) for t in P["tasks"]}
     return claims, {t: claims[t][:len(budget_seeds)] if t in own else list(budget_seeds) for t in P["tasks"]}
 

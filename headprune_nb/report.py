@@ -467,18 +467,25 @@ def power_need(r: dict) -> str:
         return "a longer phase" if "longer phase" in r.get("training", "") else "runs again, then seeds"
     return "more seeds"
 
+def _hours(known: dict, unknown: bool):
+    "The hours column: the known hours summed, '+ unknown' where a claim's cost is not known; '' where none counts."
+    total = round(sum(known.values()), 1)
+    if not unknown: return total if known else ""
+    return f"{total} + unknown" if known else "unknown"
+
 def power_summary(rows: list[dict]) -> list[dict]:
     """Per experiment, how many of its claims need what (`power_need`), and the hours of training that decides the
     ones seeds or runs again can: the most any claim of a task asks (its runs serve all of them), summed over tasks."""
-    out = {}
+    out, hours, unknown = {}, {}, set()
     for r in rows:
-        s = out.setdefault(r["experiment"], dict(experiment=r["experiment"], claims=0, **dict.fromkeys(NEEDS, 0),
-                                                 hours={}))
+        e = r["experiment"]
+        s = out.setdefault(e, dict(experiment=e, claims=0, **dict.fromkeys(NEEDS, 0)))
         s["claims"] += 1
         s[need := power_need(r)] += 1
-        if need in ("more seeds", "runs again, then seeds") and r.get("hours_to_plan") not in (None, ""):
-            s["hours"][r["task"]] = max(s["hours"].get(r["task"], 0.0), float(r["hours_to_plan"]))
-    return [dict(s, hours=round(sum(s["hours"].values()), 1)) for s in out.values()]
+        if need not in ("more seeds", "runs again, then seeds"): continue
+        if r.get("hours_to_plan") in (None, ""): unknown.add(e)
+        else: hours.setdefault(e, {})[r["task"]] = max(hours.get(e, {}).get(r["task"], 0.0), float(r["hours_to_plan"]))
+    return [dict(s, hours=_hours(hours.get(e, {}), e in unknown)) for e, s in out.items()]
 
 
 # %% ../nbs/92_report.ipynb #f65a6eb9

@@ -70,10 +70,12 @@ def test_every_decisive_verdict_rests_on_converged_runs():
     assert not bad, "decisive rows whose runs are not all converged:\n" + "\n".join(bad)
 
 def test_the_power_plan_is_current_and_names_what_undertrained_claims_need():
-    "reproduce/power.csv is what tools/power.py computes from the committed claims, and every under-trained claim in it says what its runs need."
+    """reproduce/power.csv is what tools/power.py computes from the committed claims, and every under-trained claim in
+    it says what its runs need."""
     import importlib.util
     spec = importlib.util.spec_from_file_location("power_tool", RESULTS.parent.parent / "tools" / "power.py")
-    tool = importlib.util.module_from_spec(spec); spec.loader.exec_module(tool)
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
     got = [{k: str(r.get(k, "")) for k in tool.COLS} for r in tool.plan_rows()]
     committed = list(csv.DictReader((RESULTS.parent / "power.csv").open(newline="")))
     assert got == committed, "reproduce/power.csv is stale: run python tools/power.py (and commit it)"

@@ -38,7 +38,7 @@ def record_seconds(r) -> float:
 def seed_hours(folder: Path) -> tuple[dict, set]:
     """({task: hours one more seed's runs take}, {tasks whose runs start from the task's baseline}): median over seeds
     past the main one of the records' seconds (`record_seconds`; else the main's), its seed folders' records
-    included."""
+    included; a seed whose records kept no time is unknown, not free, and a task with none known is left out."""
     from headprune_nb.runs import read_records
     per, on_base = {}, set()
     for sub in (d / s for d in (folder, *sorted(folder.glob("seed[0-9]*"))) for s in ("scores", "records")):
@@ -46,8 +46,8 @@ def seed_hours(folder: Path) -> tuple[dict, set]:
             per.setdefault(r.key.task, {}).setdefault(r.key.seed, 0.0)
             per[r.key.task][r.key.seed] += record_seconds(r) / 3600
             if r.key.method == "fit": on_base.add(r.key.task)
-    median = lambda ss: statistics.median([h for s, h in ss.items() if s != 0] or [ss.get(0, 0.0)])
-    return {t: median(ss) for t, ss in per.items()}, on_base
+    known = lambda ss: [h for s, h in ss.items() if s != 0 and h > 0] or [h for s, h in ss.items() if s == 0 and h > 0]
+    return {t: statistics.median(k) for t, ss in per.items() if (k := known(ss))}, on_base
 
 
 def failures() -> dict:
@@ -55,33 +55,38 @@ def failures() -> dict:
     convergence test, over every committed cpu claim and budget row (a run's method: its name's first word)."""
     from headprune_nb.power import training_needed
     from headprune_nb.store import read_csv
-    out = {}
+    out, phase = {}, lambda r: int(m[1]) if (m := re.match(r"(\d+)", str(r.get("budget", "")))) else 0
     for f in sorted(f for g in ("*/claims.csv", "*/budgets.csv", "*/budget/*/claims.csv") for f in RESULTS.glob(g)):
         for r in read_csv(f):
             for run, shown in training_needed(r.get("trained", ""))["longer"].items():
-                steps = int(m[1]) if (m := re.search(r" of (\d+)", shown)) else 0
+                steps = int(m[1]) if (m := re.search(r" of (\d+)", shown)) else phase(r)   # else the row's phase
                 key = (run.split()[0].lower(), r.get("task", ""))
                 if steps > out.get(key, (-1,))[0]: out[key] = (steps, run, shown)
     return out
 
 
 def longer_than(training: dict, task: str, phase: int, failed: dict) -> str:
-    """In words, the runs to make again whose method failed its test on `task` at a phase at least `phase` steps long
-    somewhere (`failures`): made again as they were, they would fail too; "" if none did."""
-    longer = {r.split()[0].lower() for r in training["longer"]}          # already named as needing a longer phase
-    methods = dict.fromkeys(m for r in training["again"] if (m := r.split()[0].lower()) not in longer)
-    hits = [failed[m, task] for m in methods if failed.get((m, task), (0,))[0] >= phase > 0]
-    return "; ".join(f"{run} failed at {n} steps ({shown}): needs longer phases" for n, run, shown in hits)
+    """In words, the methods of a row's runs that a run on `task` failed its test with at a phase at least as long as
+    the row's `phase` somewhere (`failures`; longer, for the methods whose own runs here failed): made again at this
+    phase, such runs would likely fail too; "" if none."""
+    own = {r.split()[0].lower() for r in training["longer"]}              # already named as needing a longer phase
+    methods = dict.fromkeys(r.split()[0].lower() for r in [*training["again"], *training["longer"]])
+    hits = [failed[m, task] for m in methods if (m, task) in failed and phase > 0
+            and (failed[m, task][0] > phase if m in own else failed[m, task][0] >= phase)]
+    return "; ".join(f"{run} still failed at {n} steps ({shown}): its method needs a longer phase"
+                     for n, run, shown in hits)
 
 
-def hours_to_plan(needs, have: int, runs_h: float, base_h: float, training: dict | None) -> float | str:
-    """Hours on 2 cores to the plan: each new seed's baseline and runs; for an under-trained row also its present seeds'
-    runs made again; "" where no affordable plan exists or a run needs a longer phase (its cost unknown)."""
+def hours_to_plan(needs, have: int, runs_h: float | None, base_h: float, training: dict | None) -> float | str:
+    """Hours on 2 cores to the plan: each new seed's baseline and runs; for an under-trained row also the runs of as
+    many present seeds as it needs made again, and its failed baselines trained again; "" where no affordable plan
+    exists, a run needs a longer phase, or the runs' cost is unknown (`runs_h` None: no timed record)."""
     from headprune_nb.power import MAX_SEEDS
-    if needs is None or needs > MAX_SEEDS or training and (training["longer"] or training["elsewhere"]): return ""
-    more = max(0, (needs or 0) - have)
-    again = have * runs_h + len(training["bases"]) * base_h if training else 0.0     # every present seed's runs redone
-    return round(more * (runs_h + base_h) + again, 2)
+    if needs is None or needs > MAX_SEEDS or training and (training["longer"] or training.get("elsewhere")): return ""
+    more, redo = max(0, needs - have), min(have, needs) if training else 0
+    if runs_h is None and (more or redo): return ""
+    bases = len(training["bases"]) if training else 0
+    return round(more * ((runs_h or 0.0) + base_h) + redo * (runs_h or 0.0) + bases * base_h, 2)
 
 
 def plan_rows() -> list[dict]:
@@ -97,7 +102,7 @@ def plan_rows() -> list[dict]:
             if (got["needs"] is None or got["needs"] > MAX_SEEDS) and (full := FULL.get(task)):
                 more_ex = seeds_needed(c, examples=full)          # the evaluation set's noise: score the whole split
                 got = more_ex if more_ex["needs"] and more_ex["needs"] <= MAX_SEEDS else got
-            have = int(c["seeds"]) if str(c.get("seeds", "")).isdigit() else 0
+            have = int(c.get("seeds") or 1)                    # as power.seeds_needed reads it
             training = training_needed(c.get("trained", "")) if c["verdict"] == UNDER else None
             if training:
                 phase = int(m[1]) if (m := re.match(r"(\d+) steps", c.get("budget", ""))) else 0
@@ -107,9 +112,8 @@ def plan_rows() -> list[dict]:
                              point=c.get("point", ""), lo=c.get("lo", ""), hi=c.get("hi", ""), seeds=c.get("seeds", ""),
                              seed_sd=c.get("seed_sd", ""), needs_seeds=got["needs"] or "", plan=got["plan"],
                              training=training["plan"] if training else "",
-                             hours_per_seed=round(hours.get(task, 0.0) + base_of(task), 2),
-                             hours_to_plan=hours_to_plan(got["needs"], have, hours.get(task, 0.0), base_of(task),
-                                                         training),
+                             hours_per_seed="" if task not in hours else round(hours[task] + base_of(task), 2),
+                             hours_to_plan=hours_to_plan(got["needs"], have, hours.get(task), base_of(task), training),
                              trained=c.get("trained", "")[:300] if training else ""))
     return rows
 
