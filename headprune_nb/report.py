@@ -443,8 +443,9 @@ def power_blocks(path: Path | None = None) -> list[tuple]:
     cols = ("experiment", "task", "claim", "verdict", "seeds", "plan", "training", "hours_to_plan")
     rows = [{k: r.get(k, "") for k in cols} for r in read_csv(p)]
     return [("h", 3, "What each claim needs to decide (the power plan)"),
-            ("p", "Per experiment, the committed cpu claims by what they need (hours: the training on 2 cores that "
-                  "decides those that more seeds, or their runs made again and more seeds, can):"),
+            ("p", "Per experiment, the committed cpu claims by what they need (undecidable by seeds: at the claim's "
+                  "current estimate, an under-trained one's included; hours: the training on 2 cores that decides "
+                  "those that more seeds, or their runs made again and more seeds, can):"),
             ("table", power_summary(rows)),
             ("p", "For every committed cpu claim, the training seeds at which it decides with 80% power if its "
                   "statistic sits at its current estimate (nbs/93b_power; a claim near its threshold can land either "
