@@ -436,6 +436,7 @@ def stats_blocks(found) -> list[tuple]:
             ("table", rule_rows(found)), *power_blocks()]
 
 POWER_PLAN = "power.csv"     # reproduce/power.csv: the seeds each committed claim needs (tools/power.py, nbs/93b_power)
+
 def power_blocks(path: Path | None = None) -> list[tuple]:
     "The power plan's blocks: what each committed cpu claim needs to decide at 80% power, and what that costs."
     p = path or reproduce_dir() / POWER_PLAN

@@ -50,16 +50,21 @@ def seed_hours(folder: Path) -> tuple[dict, set]:
     return {t: statistics.median(k) for t, ss in per.items() if (k := known(ss))}, on_base
 
 
+def phase_steps(row: dict) -> int:
+    "The steps of a claims or budget row's training phase, read from its `budget` ('47 steps', '400'); 0: none given."
+    return int(m[1]) if (m := re.match(r"(\d+)", str(row.get("budget", "")))) else 0
+
+
 def failures() -> dict:
     """{(method, task): (steps, run, shown)}: the longest phase at which a run of that method on that task failed its
     convergence test, over every committed cpu claim and budget row (a run's method: its name's first word)."""
     from headprune_nb.power import training_needed
     from headprune_nb.store import read_csv
-    out, phase = {}, lambda r: int(m[1]) if (m := re.match(r"(\d+)", str(r.get("budget", "")))) else 0
+    out = {}
     for f in sorted(f for g in ("*/claims.csv", "*/budgets.csv", "*/budget/*/claims.csv") for f in RESULTS.glob(g)):
         for r in read_csv(f):
             for run, shown in training_needed(r.get("trained", ""))["longer"].items():
-                steps = int(m[1]) if (m := re.search(r" of (\d+)", shown)) else phase(r)   # else the row's phase
+                steps = int(m[1]) if (m := re.search(r" of (\d+)", shown)) else phase_steps(r)   # else the row's
                 key = (run.split()[0].lower(), r.get("task", ""))
                 if steps > out.get(key, (-1,))[0]: out[key] = (steps, run, shown)
     return out
@@ -105,8 +110,7 @@ def plan_rows() -> list[dict]:
             have = int(c.get("seeds") or 1)                    # as power.seeds_needed reads it
             training = training_needed(c.get("trained", "")) if c["verdict"] == UNDER else None
             if training:
-                phase = int(m[1]) if (m := re.match(r"(\d+) steps", c.get("budget", ""))) else 0
-                training["elsewhere"] = longer_than(training, task, phase, failed)
+                training["elsewhere"] = longer_than(training, task, phase_steps(c), failed)
                 training["plan"] = "; ".join(x for x in (training["plan"], training["elsewhere"]) if x)
             rows.append(dict(experiment=folder.name, task=task, claim=c["claim"], verdict=c["verdict"],
                              point=c.get("point", ""), lo=c.get("lo", ""), hi=c.get("hi", ""), seeds=c.get("seeds", ""),
