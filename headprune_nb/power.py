@@ -5,7 +5,7 @@
 # %% ../nbs/93b_power.ipynb #69ecc8b8
 from __future__ import annotations
 import math, re
-from .verdicts import t_ppf, LEVEL, VOTE_SEEDS
+from .verdicts import t_ppf, LEVEL, VOTE_SEEDS, MIN_JOINT
 
 # %% auto #0
 __all__ = ['POWER', 'MAX_SEEDS', 'SEARCH', 'NO_RECORD', 'rule_of', 'projected', 'seeds_needed', 'failing_runs', 'training_needed']
@@ -63,7 +63,7 @@ def seeds_needed(row: dict, power: float = POWER, examples: int | None = None) -
     z = _q(2 * power - 1, math.inf)                              # one-sided: z_{power}
     go = lambda n: _decides(kind[0], kind[1], kind[2], args[0],
                             *projected(*args, S, float(sd), float(row["level"]), n, shrink), z)
-    for n in range(2, SEARCH + 1):
+    for n in range(MIN_JOINT, SEARCH + 1):
         if go(n): return dict(needs=n, plan=f"decides at {n} seeds{on}" if n <= MAX_SEEDS else
                               f"undecidable at this scale (needs {n} seeds{on})")
     return dict(needs=None, plan=f"undecidable by seeds{on} (the evaluation examples' noise alone is too wide)")

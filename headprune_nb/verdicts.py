@@ -21,10 +21,10 @@ from .runs import (Sample, ngram_stats, bleu_from_stats, correct_per_example, bl
 __all__ = ['LEVEL', 'N_BOOT', 'NOTICEABLE', 'CLOSE', 'ALMOST_EVERY', 'MIN_SEEDS', 'VERDICTS', 'N_SIM', 'MIN_JOINT', 'NOT_CHECKED',
            'NOISE', 'VOTE_CHANCE', 'VOTE_SEEDS', 'UNDER_TRAINED', 'OLD_STYLE', 'ONE_SEED', 't_cdf', 't_ppf',
            'resample_weights', 'ordinal', 'Stat', 'Term', 'Order', 'Abs', 'Neg', 'nth_best', 'lowest', 'highest', 'Exp',
-           'ratio', 'Spread', 'spread', 'bonferroni', 'joint_draws', 'calibrated', 'Evidence', 'evidence', 'p_value',
-           'Rule', 'decide', 'claim_row', 'Within', 'not_checked_row', 'vote_chance', 'holm', 'holm_verdicts',
-           'seed_vote', 'vote_row', 'Value', 'per_seed', 'resolution', 'tie_floor', 't_spread', 'known', 'guard',
-           'verdict_word', 'verdict_kind', 'verdict_counts', 'budget_table', 'seed_band']
+           'ratio', 'Spread', 'spread', 'joint_draws', 'calibrated', 'Evidence', 'evidence', 'p_value', 'Rule',
+           'decide', 'claim_row', 'Within', 'not_checked_row', 'vote_chance', 'holm', 'holm_verdicts', 'seed_vote',
+           'vote_row', 'Value', 'per_seed', 'resolution', 'tie_floor', 't_spread', 'known', 'guard', 'verdict_word',
+           'verdict_kind', 'verdict_counts', 'budget_table', 'seed_band']
 
 # %% ../nbs/93_verdicts.ipynb #e4279dbb
 LEVEL = 0.95          # two-sided level of every interval
@@ -277,7 +277,7 @@ def spread(term: Term, seeds: dict, boot: dict, steps: dict | None = None) -> Sp
 
 # %% ../nbs/93_verdicts.ipynb #cal0code
 N_SIM = 4000          # simulated draws of an order statistic's parts (calibration of its interval)
-MIN_JOINT = 3         # the fewest seeds whose values tell the parts' correlation (2: always +-1); fewer: `bonferroni`
+MIN_JOINT = 3         # the fewest seeds whose values tell the parts' correlation (2: always +-1); fewer: no interval
 
 def _has_abs(s: Stat) -> bool: return isinstance(s, Abs) or isinstance(s, Order) and any(map(_has_abs, s.kids))
 
@@ -288,21 +288,6 @@ def _leaves(s: Stat) -> list:
     for k in (s.kids if isinstance(s, Order) else [s.kid]):
         out += [t for t in _leaves(k) if all(t is not u for u in out)]
     return out
-
-def _sides(s: Stat) -> tuple[int, int]:
-    "(n_lo, n_hi): through how many of its parts' one-sided bounds `s`'s lower and upper bound can fail."
-    if isinstance(s, Term): return 1, 1
-    if isinstance(s, Order):                                      # the m-th of k: the k - m + 1 smallest, the m largest
-        lo, hi = zip(*map(_sides, s.kids))
-        return sum(sorted(lo)[s.need - 1:]), sum(sorted(hi)[len(s.kids) - s.need:])
-    lo, hi = _sides(s.kid)
-    if isinstance(s, Neg) or isinstance(s, Exp) and s.sign < 0: return hi, lo
-    return (lo + hi, lo + hi) if isinstance(s, Abs) else (lo, hi)
-
-def bonferroni(tree: Stat, noise, a: float) -> tuple[float, float]:
-    "`tree`'s (lo, hi), each side's parts at `a` over the part bounds it can fail through (`_sides`): any correlation."
-    n_lo, n_hi = _sides(tree)
-    return tuple(float(x) for x in tree.bounds(noise, a / n_lo, a / n_hi))
 
 def _factor(x: np.ndarray) -> np.ndarray:
     "A square root of the correlation matrix of the rows of x (a constant row: uncorrelated)."
@@ -319,7 +304,7 @@ def joint_draws(tree: Stat, noise, seeds: dict, avg: dict, n_sim: int = N_SIM, s
     sp = [noise(t) for t in parts]
     S, L = sp[0].n_seeds, len(parts)
     rng = np.random.default_rng(seed)
-    if 1 < S < MIN_JOINT: raise ValueError(f"{S} seeds cannot tell the parts' correlation (always +-1): `bonferroni`")
+    if 1 < S < MIN_JOINT: raise ValueError(f"{S} seeds cannot tell the parts' correlation (always +-1): no interval")
     per = np.stack([np.broadcast_to(np.asarray(t.f(seeds), float), (S,)) for t in parts])
     z_s = rng.standard_normal((n_sim, L)) @ _factor(per).T * (np.sqrt((S - 1) / rng.chisquare(S - 1, (n_sim, 1)))
                                                               if S > 1 else 1)
@@ -400,7 +385,9 @@ def evidence(runs: list[dict], stat, n_boot: int = N_BOOT, level: float = LEVEL,
     steps = {k: float(getattr(runs[0][k], "step", 0.0)) for k in seeds}      # whole-number `Value`s: their resolution
     noise = lambda term: spreads.get(term) or spreads.setdefault(term, spread(term, seeds, boot, steps))
     draws = lru_cache(1)(lambda: joint_draws(tree, noise, seeds, {k: b.mean(1) for k, b in boot.items()}, seed=seed))
-    order = lambda a: bonferroni(tree, noise, a) if 1 < len(runs) < MIN_JOINT else calibrated(tree, noise, draws(), a)
+    def order(a):         # below MIN_JOINT seeds only a statistic of one smooth part (a ratio) has an interval
+        if not 1 < len(runs) < MIN_JOINT: return calibrated(tree, noise, draws(), a)
+        return tree.bounds(noise, a, a) if len(_leaves(tree)) == 1 and not _has_abs(tree) else (-math.inf, math.inf)
     at = lambda lev: tree.bounds(noise, *[(1 - lev) / 2] * 2) if isinstance(tree, Term) else order((1 - lev) / 2)
     per, a = np.asarray(tree.value(seeds), dtype=np.float64), (1 - level) / 2
     q_lo, q_hi = (float(x) for x in np.quantile(tree.value({k: b.mean(1) for k, b in boot.items()}), [a, 1 - a]))

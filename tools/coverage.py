@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 from headprune_nb.runs import Sample
 from headprune_nb.bench import speedup_interval
-from headprune_nb.verdicts import evidence, lowest, highest, nth_best, per_seed, ratio, Stat
+from headprune_nb.verdicts import evidence, lowest, highest, nth_best, per_seed, ratio, Stat, MIN_JOINT
 
 ROOT = Path(__file__).resolve().parents[1]
 N, B = 300, 200                        # shared evaluation examples, bootstrap resamples (they only estimate a variance)
@@ -168,6 +168,7 @@ FORMS = dict(accuracy=ACC_FORMS, **{"t3 scores": ACC_FORMS}, BLEU=BLEU_FORMS, co
 AT_SEEDS = dict(accuracy=SEEDS, **{"t3 scores": (3,)}, BLEU=(3,), counts=(3, 6), perplexity=SEEDS)   # counts: 2 refused
 NOT_USED = ("not used", "replaced")
 SMOOTH = ("difference", "mean over K", "ratio", *PPL_FORMS)
+refused = lambda form, S: int(S) < MIN_JOINT and form not in SMOOTH   # an order statistic at 2 seeds: no interval
 
 
 def truth(metric: str, mus: dict, tau: float, f) -> float:
@@ -240,6 +241,11 @@ def kept_rows(path: Path) -> dict:
     return {tuple(r[x] for x in KEY): r for r in ({"metric": "accuracy", "seconds": "", **r} for r in rows)}
 
 
+def set_aside(kept: dict) -> list:
+    "The rows kept as not used: dropped forms, and order statistics at 2 seeds (Bonferroni's split, before refusal)."
+    return [dict(r, used=False) for k, r in kept.items() if k[0] in DROPPED or refused(k[0], k[2])]
+
+
 def write(out: Path, rows: list[dict], runs: list[dict]):
     "The table and its provenance (the runs that made its rows)."
     with open(out, "w", newline="") as fh:
@@ -252,8 +258,8 @@ def write(out: Path, rows: list[dict], runs: list[dict]):
 def merge(parts: list, out: Path, keys: list):
     "Every cell's row from the part that computed it, the dropped forms' rows kept from `out`; the parts' runs."
     got = [{k: r for k, r in kept_rows(f).items() if r["seconds"] != ""} for f in parts]
-    rows = [r for k, r in kept_rows(out).items() if k[0] in DROPPED]
-    for form, metric, S, scen in keys:
+    rows = set_aside(kept_rows(out))
+    for form, metric, S, scen in (k for k in keys if not refused(k[0], k[2])):
         have = [g[form, metric, str(S), scen] for g in got if (form, metric, str(S), scen) in g]
         if len(have) != 1: sys.exit(f"coverage.py --merge: {form}, {metric}, {S} seeds, {scen}: in {len(have)} parts")
         rows.append(have[0])
@@ -281,9 +287,10 @@ def main(argv=None):
     pick = lambda i, c: i % n == k and given(args.form, c[0]) and given(args.metric, c[1]) and given(args.seeds, c[2])
     kept = kept_rows(args.out)
     started, cpu0 = time.time(), time.process_time()
-    rows = [dict(r, used=False) for key, r in kept.items() if key[0] in DROPPED]
+    rows = set_aside(kept)
     for i, (form, metric, S, scen, used, runs, cover) in enumerate(all_cells):
         key = (form, metric, str(S), scen)
+        if refused(form, S): continue                          # its generator index stays taken: the others keep theirs
         if not pick(i, (form, metric, S)):
             if key in kept: rows.append(dict(kept[key], used=used))
             continue
@@ -294,8 +301,9 @@ def main(argv=None):
                          seconds=round(time.process_time() - t0, 1), examples=examples))
         print(f"{form[:48]:48s} {metric:10s} S={S:<2d} {scen[:24]:24s} {cov:.3f} ({rows[-1]['seconds']:.0f} s)",
               flush=True)
-    done, log = sum(pick(i, c[:3]) for i, c in enumerate(all_cells)), args.out.with_suffix(".json")
-    runs = [] if done == len(all_cells) or not log.exists() else json.loads(log.read_text())["runs"]   # some: added
+    done = sum(pick(i, c[:3]) and not refused(c[0], c[2]) for i, c in enumerate(all_cells))
+    log, every = args.out.with_suffix(".json"), sum(not refused(c[0], c[2]) for c in all_cells)
+    runs = [] if done == every or not log.exists() else json.loads(log.read_text())["runs"]   # some: added
     write(args.out, rows, runs + [provenance(args, started, cpu0, done)])
 
 
