@@ -449,6 +449,8 @@ class Rule:
 def decide(rule: Rule, ev: Evidence, min_seeds: int = MIN_SEEDS) -> tuple[str, str]:
     "(verdict, reason): `rule` applied to the interval of `ev`."
     verdict = rule.verdict_of(ev)
+    if verdict == "inconclusive" and ev.lo == -math.inf and ev.hi == math.inf and 1 < ev.n_seeds < MIN_JOINT:
+        return verdict, f"{ev.n_seeds} seeds: no interval (an order statistic or whole numbers need {MIN_JOINT})"
     if verdict == "inconclusive": return verdict, rule.reason(verdict)
     if ev.n_seeds < min_seeds:
         return "inconclusive", f"{ev.n_seeds} seed(s): would be {verdict}, but training noise is not measured"
