@@ -1,5 +1,5 @@
 """Coverage study of the claims' intervals (nbs/93_verdicts): for every statistic form the claims use, on every kind of
-metric they use it with and at 2, 3 and 6 seeds, the share of simulated experiments whose 95% interval covers the true
+metric they use it with and at 2 (smooth forms only), 3 and 6 seeds, the share of simulated experiments whose 95% interval covers the true
 value, under no seed effect, a dominant seed effect and equal systems. Metrics: accuracy (0/1 per example), heavy-tailed
 per-example scores (Student t with 3 df), corpus BLEU (a ratio of sums of n-gram counts), whole-number counts per seed
 (`verdicts.per_seed`), perplexity ratios on the log scale (`verdicts.ratio`), and timings (`bench.speedup_interval`).
@@ -256,7 +256,7 @@ def write(out: Path, rows: list[dict], runs: list[dict]):
 
 
 def merge(parts: list, out: Path, keys: list):
-    "Every cell's row from the part that computed it, the dropped forms' rows kept from `out`; the parts' runs."
+    "Every cell's row from the part that computed it, the rows set aside kept from `out`; the parts' runs."
     got = [{k: r for k, r in kept_rows(f).items() if r["seconds"] != ""} for f in parts]
     rows = set_aside(kept_rows(out))
     for form, metric, S, scen in (k for k in keys if not refused(k[0], k[2])):
