@@ -1,8 +1,9 @@
 """Coverage study of the claims' intervals (nbs/93_verdicts): for every statistic form the claims use, on every kind of
 metric they use it with and at 2 (smooth forms only), 3 and 6 seeds, the share of simulated experiments whose 95%
-interval covers the true value, under no seed effect, a dominant seed effect and equal systems. Metrics: accuracy (0/1 per example), heavy-tailed
-per-example scores (Student t with 3 df), corpus BLEU (a ratio of sums of n-gram counts), whole-number counts per seed
-(`verdicts.per_seed`), perplexity ratios on the log scale (`verdicts.ratio`), and timings (`bench.speedup_interval`).
+interval covers the true value, under no seed effect, a dominant seed effect and equal systems. Metrics: accuracy (0/1
+per example), heavy-tailed per-example scores (Student t with 3 df), corpus BLEU (a ratio of sums of n-gram counts),
+whole-number counts per seed (`verdicts.per_seed`), perplexity ratios on the log scale (`verdicts.ratio`), and timings
+(`bench.speedup_interval`).
 
 Writes reproduce/coverage.csv (a row per cell: form, metric, seeds, scenario, used, runs, coverage, CPU seconds) and
 reproduce/coverage.json (its provenance: each run's command, commit, machine, nice, start, cells, wall and CPU seconds;
