@@ -16,8 +16,8 @@ from .store import (umask_mode, write_atomic, write_csv, write_json, read_csv, o
 from .runs import HEAD_SCANS, head_scan_path, cached_head_scan, EXECUTOR_ENV
 
 # %% auto #0
-__all__ = ['PROFILES', 'EXPERIMENTS', 'INSTALLED', 'USER_RESULTS', 'SMOKE_TIMES', 'PATH_VARS', 'KERNEL_ARGS', 'KERNEL_ENV',
-           'PROFILE_ENV', 'RESERVED', 'LIMITS', 'COMPLETE', 'PREVIOUS', 'FRESH', 'RUN_PARAMS', 'ADDITIVE',
+__all__ = ['PROFILES', 'EXPERIMENTS', 'INSTALLED', 'USER_RESULTS', 'COMMITTED_PARTS', 'SMOKE_TIMES', 'PATH_VARS', 'KERNEL_ARGS',
+           'KERNEL_ENV', 'PROFILE_ENV', 'RESERVED', 'LIMITS', 'COMPLETE', 'PREVIOUS', 'FRESH', 'RUN_PARAMS', 'ADDITIVE',
            'GPU_ASSUMPTION', 'COST_FILE', 'EVAL_BATCH', 'CLUSTER_GPUS', 'SLURM_PROFILE', 'RUN_HOURS', 'Experiment',
            'get_experiment', 'reproduce_dir', 'results_dir', 'committed_dir', 'runtime_of', 'anchor_paths',
            'parse_param', 'run_experiment', 'quiet_kernel', 'live_output', 'notebook_params', 'declared', 'fits',
@@ -154,6 +154,9 @@ def results_dir(name: str, profile: str) -> Path:
 def committed_dir(name: str, profile: str) -> Path:
     "Folder of the committed reference run: reproduce/results/<profile>/<name> (absent from a wheel)."
     return reproduce_dir() / "results" / profile / name
+
+# committed cpu runs made in parts, each part's params in order: rebuilt from their records part by part
+COMMITTED_PARTS = {"dsp2021": [dict(tasks=["multi30k"], budgets=[100, 400]), dict(tasks=["sst2"])]}
 
 # %% ../nbs/90_reproduce.ipynb #37643577
 # reproduce/smoke_times.csv: every smoke run timed from a cold cache (tools/smoke_times.py)

@@ -6,7 +6,7 @@ on another CPU or numpy, which moved 38.53786276083262 to 38.537862760832624 on 
 the run layer (issue 36): a change that moves a committed number, or that needs a model to build a table, fails here."""
 import csv, filecmp, io, math, os, shutil
 import pytest
-from headprune_nb.reproduce import run_experiment, committed_dir
+from headprune_nb.reproduce import run_experiment, committed_dir, COMMITTED_PARTS
 
 REBUILT = {     # experiment -> the committed files its rebuild must write again, identical
     "baselines": ["baselines.csv"],
@@ -41,8 +41,7 @@ def test_difference_sees_a_moved_number_not_a_last_digit(tmp_path):
     a.write_text("x,y\n0,38.53786276083262\n"); b.write_text("x,y\n0,38.537862760832624\n"); c.write_text("x,y\n0,38.5379\n")
     assert difference(a, b) is None and "row 1" in difference(a, c)
 
-FULL = {"michel2019_speed": dict(device="cuda")}
-PARTS = {"dsp2021": [dict(tasks=["multi30k"], budgets=[100, 400]), dict(tasks=["sst2"])]}   # runs committed in parts: the parts    # the full runs rebuilt here, with the parameters their records were made with
+FULL = {"michel2019_speed": dict(device="cuda")}   # the full runs rebuilt here, with the parameters their records were made with
 
 @pytest.mark.parametrize("profile,name", [("cpu", n) for n in sorted(REBUILT)] + [("full", n) for n in FULL])
 def test_rebuild_from_records(profile, name, tmp_path, monkeypatch):
@@ -54,7 +53,7 @@ def test_rebuild_from_records(profile, name, tmp_path, monkeypatch):
     cache = tmp_path / "cache"
     monkeypatch.setenv("HEADPRUNE_CACHE", str(cache))
     monkeypatch.setenv("HEADPRUNE_DATA_DIR", str(tmp_path / "no-data"))        # no data is read either
-    for params in PARTS.get(name, [FULL.get(name) if profile == "full" else None]):            # else: every task, the defaults
+    for params in COMMITTED_PARTS.get(name, [FULL.get(name) if profile == "full" else None]):  # else: every task, the defaults
         run_experiment(name, profile, params, out_dir=out, progress=False)
     assert not cache.exists(), "the rebuild trained, loaded or cached something"
     kept = [f for f in REBUILT[name] if (out / f).stat().st_mtime == 0]
