@@ -57,6 +57,8 @@ def seeds_needed(row: dict, power: float = POWER, examples: int | None = None) -
                                                                                     "disagree")
     S, sd = int(row.get("seeds") or 1), row.get("seed_sd")
     if S < 2 or sd in (None, ""): return dict(needs=2, plan="one seed: a second one measures the seed spread first")
+    if not math.isfinite(float(row["hi"]) - float(row["lo"])):           # no interval yet (verdicts.MIN_JOINT)
+        return dict(needs=MIN_JOINT, plan=f"{S} seeds: no interval; {MIN_JOINT} seeds give one")
     args, n_ex = [float(row[k]) for k in ("point", "lo", "hi")], int(row.get("examples") or 0)
     shrink, on = ((math.sqrt(n_ex / examples), f" on {examples} examples") if examples and n_ex and examples > n_ex
                   else (1.0, ""))

@@ -385,7 +385,7 @@ def evidence(runs: list[dict], stat, n_boot: int = N_BOOT, level: float = LEVEL,
     steps = {k: float(getattr(runs[0][k], "step", 0.0)) for k in seeds}      # whole-number `Value`s: their resolution
     noise = lambda term: spreads.get(term) or spreads.setdefault(term, spread(term, seeds, boot, steps))
     draws = lru_cache(1)(lambda: joint_draws(tree, noise, seeds, {k: b.mean(1) for k, b in boot.items()}, seed=seed))
-    def order(a):         # below MIN_JOINT seeds only a statistic of one smooth part (a ratio) has an interval
+    def order(a):         # below MIN_JOINT seeds only a statistic of one smooth part (a ratio; not |x|) has an interval
         if not 1 < len(runs) < MIN_JOINT: return calibrated(tree, noise, draws(), a)
         return tree.bounds(noise, a, a) if len(_leaves(tree)) == 1 and not _has_abs(tree) else (-math.inf, math.inf)
     at = lambda lev: tree.bounds(noise, *[(1 - lev) / 2] * 2) if isinstance(tree, Term) else order((1 - lev) / 2)
@@ -449,7 +449,7 @@ class Rule:
 def decide(rule: Rule, ev: Evidence, min_seeds: int = MIN_SEEDS) -> tuple[str, str]:
     "(verdict, reason): `rule` applied to the interval of `ev`."
     verdict = rule.verdict_of(ev)
-    if verdict == "inconclusive" and ev.lo == -math.inf and ev.hi == math.inf and 1 < ev.n_seeds < MIN_JOINT:
+    if verdict == "inconclusive" and not math.isfinite(ev.hi - ev.lo) and 1 < ev.n_seeds < MIN_JOINT:
         return verdict, f"{ev.n_seeds} seeds: no interval (an order statistic or whole numbers need {MIN_JOINT})"
     if verdict == "inconclusive": return verdict, rule.reason(verdict)
     if ev.n_seeds < min_seeds:

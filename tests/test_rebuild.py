@@ -41,7 +41,8 @@ def test_difference_sees_a_moved_number_not_a_last_digit(tmp_path):
     a.write_text("x,y\n0,38.53786276083262\n"); b.write_text("x,y\n0,38.537862760832624\n"); c.write_text("x,y\n0,38.5379\n")
     assert difference(a, b) is None and "row 1" in difference(a, c)
 
-FULL = {"michel2019_speed": dict(device="cuda")}   # the full runs rebuilt here, with the parameters their records were made with
+# the full runs rebuilt here, with the parameters their records were made with
+FULL = {"michel2019_speed": dict(device="cuda")}
 
 @pytest.mark.parametrize("profile,name", [("cpu", n) for n in sorted(REBUILT)] + [("full", n) for n in FULL])
 def test_rebuild_from_records(profile, name, tmp_path, monkeypatch):
@@ -53,7 +54,8 @@ def test_rebuild_from_records(profile, name, tmp_path, monkeypatch):
     cache = tmp_path / "cache"
     monkeypatch.setenv("HEADPRUNE_CACHE", str(cache))
     monkeypatch.setenv("HEADPRUNE_DATA_DIR", str(tmp_path / "no-data"))        # no data is read either
-    for params in COMMITTED_PARTS.get(name, [FULL.get(name) if profile == "full" else None]):  # else: every task, the defaults
+    parts = COMMITTED_PARTS.get(name) if profile == "cpu" else None               # else: every task, the defaults
+    for params in parts or [FULL.get(name) if profile == "full" else None]:
         run_experiment(name, profile, params, out_dir=out, progress=False)
     assert not cache.exists(), "the rebuild trained, loaded or cached something"
     kept = [f for f in REBUILT[name] if (out / f).stat().st_mtime == 0]

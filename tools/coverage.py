@@ -17,7 +17,7 @@ nbs/93_verdicts' test reads the table (every form in use within 93-98%, up to tw
 
 `--form`, `--metric`, `--seeds` (each repeatable) pick cells; rows of other cells are kept from `--out`.
 """
-import argparse, csv, json, math, os, platform, subprocess, sys, time
+import argparse, csv, json, math, os, platform, shlex, subprocess, sys, time
 from dataclasses import dataclass
 from pathlib import Path
 import numpy as np
@@ -224,7 +224,7 @@ def provenance(args, started: float, cpu0: float, cells: int) -> dict:
     git = lambda *a: subprocess.run(["git", *a], cwd=ROOT, capture_output=True, text=True).stdout.strip()
     machine = dict(platform=platform.platform(), python=platform.python_version(), cpu=platform.processor(),
                    cpu_count=os.cpu_count(), load_at_end=os.getloadavg()[0])
-    return dict(command="python " + " ".join([Path(sys.argv[0]).as_posix(), *sys.argv[1:]]), nice=os.nice(0),
+    return dict(command="python " + shlex.join([Path(sys.argv[0]).as_posix(), *sys.argv[1:]]), nice=os.nice(0),
                 commit=git("rev-parse", "HEAD"), changed=bool(git("status", "--porcelain", "headprune_nb", "tools")),
                 machine=machine, started_utc=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
                 wall_s=round(time.time() - started, 1), cpu_s=round(time.process_time() - cpu0, 1),

@@ -6,33 +6,41 @@
 #
 #   tools/lottery_assemble.sh            # seeds 0 (main), 1, 2 into .cache/behnke-rerun; resumable
 #
-# Then copy .cache/behnke-rerun (not seed<S>/checkpoints) into reproduce/results/cpu/behnke2020.
+# Then copy .cache/behnke-rerun into reproduce/results/cpu/behnke2020 (its markers are in .cache/behnke-assemble).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=.cache/behnke-rerun
+marks=.cache/behnke-assemble
 export HEADPRUNE_CACHE=${HEADPRUNE_CACHE:-$PWD/.cache/headprune}
 unset OMP_NUM_THREADS MKL_NUM_THREADS             # every timing on all the cores, as the committed run timed
-for s in 0 1 2; do
-  if [[ ! -f $root/seed$s/complete.json ]]; then
-    echo "tools/lottery_assemble.sh: seed $s has not finished: run tools/lottery_seed.sh $s first" >&2
+say() { echo "tools/lottery_assemble.sh: $*" >&2; }
+for s in 0 1 2; do                                # a seed being timed again has no complete.json for a while
+  if [[ ! -f $root/seed$s/complete.json && ! -f $marks/retiming-seed$s ]]; then
+    say "seed $s has not finished: run tools/lottery_seed.sh $s first"
     exit 2
   fi
 done
-if pgrep -f "headprune reproduce" > /dev/null; then
-  echo "tools/lottery_assemble.sh: another headprune run is on this machine: time Table 7 when it has ended" >&2
+load=$(cut -d' ' -f1 /proc/loadavg)
+if awk -v l="$load" 'BEGIN { exit !(l > 0.5) }'; then
+  say "the machine is busy (load $load): time Table 7 when the other work has ended"
   exit 2
 fi
-for s in 1 2; do                          # a seed folder's timing record gone: its run times Table 7 again, nothing else
-  if [[ ! -f $root/seed$s/retimed ]]; then
+mkdir -p "$marks"
+for s in 1 2; do                          # a seed folder without its timing record: its run times Table 7 again
+  if [[ ! -f $marks/retimed-seed$s ]]; then
+    touch "$marks/retiming-seed$s"
     rm -f "$root/seed$s"/records/multi30k/timing-*.json
     .venv/bin/headprune reproduce behnke2020 --profile cpu --param seed="$s" --param "seeds=[$s]" --out "$root/seed$s"
-    date -u +%FT%TZ > "$root/seed$s/retimed"
+    date -u +%FT%TZ > "$marks/retimed-seed$s"
   fi
 done
 if [[ ! -d $root/records ]]; then         # the main seed's records, its timing left out: the main run times it
-  mkdir -p "$root/records.part"
-  cp -r "$root/seed0/records/." "$root/records.part/"
-  rm -f "$root/records.part"/multi30k/timing-*.json
-  mv "$root/records.part" "$root/records"
+  rm -rf "$marks/records"
+  cp -r "$root/seed0/records" "$marks/records"
+  rm -f "$marks/records"/multi30k/timing-*.json
+  mv "$marks/records" "$root/records"
 fi
-.venv/bin/headprune reproduce behnke2020 --profile cpu --out "$root"
+if [[ ! -f $root/complete.json ]]; then
+  .venv/bin/headprune reproduce behnke2020 --profile cpu --out "$root"
+fi
+echo "gathered: $root (copy it into reproduce/results/cpu/behnke2020)"

@@ -1,36 +1,46 @@
 """Re-derive a committed cpu experiment from its records alone (nothing trained, loaded or read from the data), in place
-or into a copy: after runs were added to its records (tools/add_runs.sh) or its defaults or rules changed. A run
-committed in parts is rebuilt part by part (`reproduce.COMMITTED_PARTS`), as tests/test_rebuild.py checks it.
+or into a new folder: after runs were added to its records (tools/add_runs.sh) or its defaults or rules changed. A run
+committed in parts is rebuilt part by part (`reproduce.COMMITTED_PARTS`), as tests/test_rebuild.py checks it. The
+rebuild is made in a copy; the committed folder is replaced only when it succeeded.
 
     python tools/rederive.py dsp2021                  # in place: reproduce/results/cpu/dsp2021
-    python tools/rederive.py dsp2021 /tmp/dsp2021     # into a copy of the committed folder
+    python tools/rederive.py dsp2021 /tmp/dsp2021     # into a new folder (not an existing one)
 """
 import os, shutil, sys, tempfile
 from pathlib import Path
 from headprune_nb.reproduce import EXPERIMENTS, COMMITTED_PARTS, committed_dir, run_experiment
 
+NOT_FROM_RECORDS = ("llm_heads",)          # its rebuild loads the model: not a re-derivation from records
+
+
+def fail(msg: str, code: int = 2) -> int:
+    print(f"tools/rederive.py: {msg}", file=sys.stderr)
+    return code
+
 
 def main(argv: list[str]) -> int:
-    if len(argv) not in (1, 2) or argv[0] not in EXPERIMENTS:
-        print(f"tools/rederive.py: give an experiment ({', '.join(sorted(EXPERIMENTS))}) and optionally a folder, e.g. "
-              "python tools/rederive.py dsp2021", file=sys.stderr)
-        return 2
+    names = sorted(set(EXPERIMENTS) - set(NOT_FROM_RECORDS))
+    if len(argv) not in (1, 2) or argv[0] not in names:
+        return fail(f"give an experiment ({', '.join(names)}) and optionally a new folder, e.g. "
+                    "python tools/rederive.py dsp2021")
     name, committed = argv[0], committed_dir(argv[0], "cpu")
-    if not (committed / "complete.json").exists():
-        print(f"tools/rederive.py: {committed} holds no finished run to re-derive", file=sys.stderr)
-        return 2
-    out = Path(argv[1]) if len(argv) > 1 else committed
-    if out.resolve() != committed.resolve():
-        shutil.rmtree(out, ignore_errors=True)
-        shutil.copytree(committed, out)
-    cache = Path(tempfile.mkdtemp()) / "cache"
-    os.environ["HEADPRUNE_CACHE"] = str(cache)                  # a model made or loaded would land here
-    os.environ["HEADPRUNE_DATA_DIR"] = str(cache.parent / "no-data")
-    for params in COMMITTED_PARTS.get(name, [None]):
-        run_experiment(name, "cpu", params, out_dir=out, progress=False)
-    if cache.exists():
-        print(f"tools/rederive.py: {name} trained or loaded something: its records lack a run", file=sys.stderr)
-        return 1
+    if not (committed / "complete.json").exists(): return fail(f"{committed} holds no finished run to re-derive")
+    out = Path(argv[1]).resolve() if len(argv) > 1 else committed.resolve()
+    if out != committed.resolve() and out.exists(): return fail(f"{out} exists: give a new folder")
+    work = Path(tempfile.mkdtemp(prefix=f"rederive-{name}-"))
+    try:
+        shutil.copytree(committed, work / name)
+        os.environ["HEADPRUNE_CACHE"] = str(work / "cache")        # a model made or loaded would land here
+        os.environ["HEADPRUNE_DATA_DIR"] = str(work / "no-data")
+        for params in COMMITTED_PARTS.get(name, [None]):
+            run_experiment(name, "cpu", params, out_dir=work / name, progress=False)
+        if (work / "cache").exists(): return fail(f"{name} trained or loaded something: its records lack a run", 1)
+        if out == committed.resolve(): shutil.rmtree(out)
+        shutil.move(str(work / name), out)
+    except Exception as e:                                          # the committed folder is as it was
+        return fail(f"{name} could not be re-derived ({type(e).__name__}: {e}); {committed} is unchanged", 1)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
     print(f"re-derived {name} from its records into {out}")
     return 0
 
