@@ -35,8 +35,12 @@ def main(argv: list[str]) -> int:
         for params in COMMITTED_PARTS.get(name, [None]):
             run_experiment(name, "cpu", params, out_dir=work / name, progress=False)
         if (work / "cache").exists(): return fail(f"{name} trained or loaded something: its records lack a run", 1)
-        if out == committed.resolve(): shutil.rmtree(out)
-        shutil.move(str(work / name), out)
+        staged, old = out.parent / f".{out.name}.rederived", out.parent / f".{out.name}.old"
+        shutil.rmtree(staged, ignore_errors=True)
+        shutil.move(str(work / name), staged)                       # beside OUT: the swap is two renames
+        if out.exists(): out.rename(old)
+        staged.rename(out)
+        shutil.rmtree(old, ignore_errors=True)
     except Exception as e:                                          # the committed folder is as it was
         return fail(f"{name} could not be re-derived ({type(e).__name__}: {e}); {committed} is unchanged", 1)
     finally:
