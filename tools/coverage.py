@@ -289,9 +289,9 @@ def main(argv=None):
     kept = kept_rows(args.out)
     started, cpu0 = time.time(), time.process_time()
     rows = set_aside(kept)
-    for i, (form, metric, S, scen, used, runs, cover) in enumerate(all_cells):
+    live = [(i, c) for i, c in enumerate(all_cells) if not refused(c[0], c[2])]   # refused: index kept, not computed
+    for i, (form, metric, S, scen, used, runs, cover) in live:
         key = (form, metric, str(S), scen)
-        if refused(form, S): continue                          # its generator index stays taken: the others keep theirs
         if not pick(i, (form, metric, S)):
             if key in kept: rows.append(dict(kept[key], used=used))
             continue
@@ -302,9 +302,8 @@ def main(argv=None):
                          seconds=round(time.process_time() - t0, 1), examples=examples))
         print(f"{form[:48]:48s} {metric:10s} S={S:<2d} {scen[:24]:24s} {cov:.3f} ({rows[-1]['seconds']:.0f} s)",
               flush=True)
-    done = sum(pick(i, c[:3]) and not refused(c[0], c[2]) for i, c in enumerate(all_cells))
-    log, every = args.out.with_suffix(".json"), sum(not refused(c[0], c[2]) for c in all_cells)
-    runs = [] if done == every or not log.exists() else json.loads(log.read_text())["runs"]   # some: added
+    done, log = sum(pick(i, c[:3]) for i, c in live), args.out.with_suffix(".json")
+    runs = [] if done == len(live) or not log.exists() else json.loads(log.read_text())["runs"]   # some: added
     write(args.out, rows, runs + [provenance(args, started, cpu0, done)])
 
 
