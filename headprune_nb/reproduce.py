@@ -20,11 +20,11 @@ __all__ = ['PROFILES', 'EXPERIMENTS', 'INSTALLED', 'USER_RESULTS', 'COMMITTED_PA
            'KERNEL_ENV', 'PROFILE_ENV', 'RESERVED', 'LIMITS', 'COMPLETE', 'PREVIOUS', 'FRESH', 'RUN_PARAMS', 'ADDITIVE',
            'GPU_ASSUMPTION', 'COST_FILE', 'EVAL_BATCH', 'CLUSTER_GPUS', 'SLURM_PROFILE', 'RUN_HOURS', 'Experiment',
            'get_experiment', 'reproduce_dir', 'results_dir', 'committed_dir', 'runtime_of', 'anchor_paths',
-           'parse_param', 'run_experiment', 'quiet_kernel', 'live_output', 'notebook_params', 'declared', 'fits',
-           'check_params', 'marker', 'finished', 'unfinish', 'set_aside', 'params_clash', 'is_complete', 'run_all',
-           'shorten', 'failed_line', 'run_history', 'dry_run_root', 'dry_run_experiment', 'full_cost', 'key_hours',
-           'wall_hours', 'cost_row', 'dry_run_all', 'cost_table', 'cost_line', 'slurm_opts', 'executor_for',
-           'experiment_executor', 'slurm_plan', 'plan_lines']
+           'parse_param', 'run_experiment', 'environ', 'quiet_kernel', 'live_output', 'notebook_params', 'declared',
+           'fits', 'check_params', 'marker', 'finished', 'unfinish', 'set_aside', 'params_clash', 'is_complete',
+           'run_all', 'shorten', 'failed_line', 'run_history', 'rebuild_from_records', 'dry_run_root',
+           'dry_run_experiment', 'full_cost', 'key_hours', 'wall_hours', 'cost_row', 'dry_run_all', 'cost_table',
+           'cost_line', 'slurm_opts', 'executor_for', 'experiment_executor', 'slurm_plan', 'plan_lines']
 
 # %% ../nbs/90_reproduce.ipynb #28ff10e1
 PROFILES = ("smoke", "cpu", "full")
@@ -272,14 +272,21 @@ PROFILE_ENV = {"smoke": {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",      # 
                          EXECUTOR_ENV: json.dumps(dict(name="cores", opts={}))}}
 
 @contextmanager
+def environ(**values: str | None):
+    "Set (None: unset) these environment variables inside the block, then put each back as it was."
+    old = {k: os.environ.get(k) for k in values}
+    def put(k, v):
+        if v is None: os.environ.pop(k, None)
+        else: os.environ[k] = v
+    for k, v in values.items(): put(k, v)
+    try: yield
+    finally:
+        for k, v in old.items(): put(k, v)
+
 def quiet_kernel(profile: str | None = None):
     """Set `KERNEL_ENV` and `profile`'s `PROFILE_ENV` (each unless already set) for the kernels started inside, then
     restore the environment."""
-    added = {k: v for k, v in (KERNEL_ENV | PROFILE_ENV.get(profile, {})).items() if k not in os.environ}
-    os.environ.update(added)
-    try: yield
-    finally:
-        for k in added: os.environ.pop(k, None)
+    return environ(**{k: v for k, v in (KERNEL_ENV | PROFILE_ENV.get(profile, {})).items() if k not in os.environ})
 
 def live_output(progress: bool) -> dict:
     "papermill arguments that stream the cells' printed output (stdout and stderr) to our stderr while they run."
@@ -501,6 +508,18 @@ def run_history(out) -> dict:
     this = {k: prev[k] for k in ("command", "profile", "params", "finished_utc") if k in prev}
     return dict(**({"note": prev["note"]} if "note" in prev else {}), runs=[*prev.get("runs", []), this])
 
+# %% ../nbs/90_reproduce.ipynb #8bebb516
+def rebuild_from_records(name: str, out_dir, scratch, profile: str = "cpu", params: dict | None = None) -> bool:
+    """Re-derive `name` into `out_dir` (a copy of its committed folder) from its records alone, with `params` or, in
+    the cpu profile, part by part (`COMMITTED_PARTS`): no data folder, an empty model cache under `scratch`. True when
+    nothing was trained or loaded (else its records lack a run)."""
+    cache = Path(scratch) / "cache"
+    parts = COMMITTED_PARTS.get(name, [params]) if profile == "cpu" else [params]
+    with environ(HEADPRUNE_CACHE=str(cache), HEADPRUNE_DATA_DIR=str(Path(scratch) / "no-data")):
+        for p in parts: run_experiment(name, profile, p, out_dir=out_dir, progress=False)
+    return not cache.exists()
+
+
 # %% ../nbs/90_reproduce.ipynb #0898f22b
 GPU_ASSUMPTION = dict(gpu="one NVIDIA A100 80GB", tflops=15.0,
                       note="15 TFLOP/s sustained in fp32 (the library trains in fp32, without AMP/TF32; A100 peak fp32 "
@@ -532,15 +551,9 @@ def dry_run_experiment(name: str, params: dict | None = None, out_dir=None, comm
     out.mkdir(parents=True, exist_ok=True)
     os.close(open_here(out / DRY_RUN_LOG, os.O_WRONLY | os.O_CREAT))
     env = {DRY_RUN_ENV: str(out.resolve()), "HEADPRUNE_CACHE": str(Path(cache or out / ".cache").resolve())}
-    old = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)
-    try:
+    with environ(**env):
         run_experiment(name, "full", params, out,
                        command=command or f"headprune reproduce {name} --profile full --dry-run", progress=progress)
-    finally:
-        for k, v in old.items():
-            if v is None: os.environ.pop(k, None)
-            else: os.environ[k] = v
     notes = dry_notes(out)
     plan = slurm_plan(notes, _slurm_spec(name))
     write_json(out / "full_cost.json", dict(name=name, **full_cost(notes), slurm=plan,
@@ -729,12 +742,9 @@ def experiment_executor(name: str, profile: str):
     "Inside `run_all`: a slurm executor's options for `name` (its per-run hours), the environment's restored after."
     old = os.environ.get(EXECUTOR_ENV)
     spec = json.loads(old) if old else {}
-    if spec.get("name") == "slurm":
-        os.environ[EXECUTOR_ENV] = json.dumps(executor_for(name, profile, "slurm", spec.get("opts", {})))
-    try: yield
-    finally:
-        if old is None: os.environ.pop(EXECUTOR_ENV, None)
-        else: os.environ[EXECUTOR_ENV] = old
+    slurm = spec.get("name") == "slurm"
+    with environ(**{EXECUTOR_ENV: json.dumps(executor_for(name, profile, "slurm", spec.get("opts", {}))) if slurm
+                    else old}): yield
 
 # %% ../nbs/90_reproduce.ipynb #5a1c0205
 def slurm_plan(notes: list[dict], opts: dict | None = None) -> dict:

@@ -1,14 +1,14 @@
 """Re-derive a committed cpu experiment from its records alone (nothing trained, loaded or read from the data), in place
 or into a new folder: after runs were added to its records (tools/add_runs.sh) or its defaults or rules changed. A run
-committed in parts is rebuilt part by part (`reproduce.COMMITTED_PARTS`), as tests/test_rebuild.py checks it. The
+committed in parts is rebuilt part by part (`reproduce.rebuild_from_records`, as tests/test_rebuild.py checks it). The
 rebuild is made in a copy; the committed folder is replaced only when it succeeded.
 
     python tools/rederive.py dsp2021                  # in place: reproduce/results/cpu/dsp2021
     python tools/rederive.py dsp2021 /tmp/dsp2021     # into a new folder (not an existing one)
 """
-import os, shutil, sys, tempfile
+import shutil, sys, tempfile
 from pathlib import Path
-from headprune_nb.reproduce import EXPERIMENTS, COMMITTED_PARTS, committed_dir, run_experiment
+from headprune_nb.reproduce import EXPERIMENTS, committed_dir, rebuild_from_records
 
 NOT_FROM_RECORDS = ("llm_heads",)          # its rebuild loads the model: not a re-derivation from records
 
@@ -30,11 +30,8 @@ def main(argv: list[str]) -> int:
     work = Path(tempfile.mkdtemp(prefix=f"rederive-{name}-"))
     try:
         shutil.copytree(committed, work / name)
-        os.environ["HEADPRUNE_CACHE"] = str(work / "cache")        # a model made or loaded would land here
-        os.environ["HEADPRUNE_DATA_DIR"] = str(work / "no-data")
-        for params in COMMITTED_PARTS.get(name, [None]):
-            run_experiment(name, "cpu", params, out_dir=work / name, progress=False)
-        if (work / "cache").exists(): return fail(f"{name} trained or loaded something: its records lack a run", 1)
+        if not rebuild_from_records(name, work / name, work):
+            return fail(f"{name} trained or loaded something: its records lack a run", 1)
         staged, old = out.parent / f".{out.name}.rederived", out.parent / f".{out.name}.old"
         shutil.rmtree(staged, ignore_errors=True)
         shutil.move(str(work / name), staged)                       # beside OUT: the swap is two renames
