@@ -28,9 +28,13 @@ def rule_of(rule: str) -> tuple | None:
 def _q(level: float, df: float) -> float: return t_ppf(1 - (1 - level) / 2, df)
 
 def projected(point: float, lo: float, hi: float, seeds: int, seed_sd: float, level: float, to: int,
-              shrink: float = 1.0) -> tuple:
+              shrink: float = 1.0, seeds_only: bool = False) -> tuple:
     """(lo, hi, se): the expected interval and standard error at `point` with `to` seeds, the examples' part times
-    `shrink`."""
+    `shrink`; `seeds_only`: a statistic without examples (whole numbers, per-seed ratios, an order statistic of them),
+    whose whole interval, an order statistic's widening too, narrows as the seeds' t quantile over root seeds."""
+    if seeds_only:
+        r = _q(level, to - 1) / math.sqrt(to) / (_q(level, seeds - 1) / math.sqrt(seeds))
+        return point - r * (point - lo), point + r * (hi - point), r * (hi - lo) / 2 / _q(level, to - 1)
     seed_now, seed_then = _q(level, seeds - 1) * seed_sd / math.sqrt(seeds), _q(level, to - 1) * seed_sd / math.sqrt(to)
     ex_lo, ex_hi = (shrink * math.sqrt(max(0.0, h * h - seed_now ** 2)) for h in (point - lo, hi - point))
     se = math.sqrt(seed_sd ** 2 / to + ((ex_lo + ex_hi) / 2 / _q(level, math.inf)) ** 2)
@@ -60,11 +64,12 @@ def seeds_needed(row: dict, power: float = POWER, examples: int | None = None) -
     if not math.isfinite(float(row["hi"]) - float(row["lo"])):           # no interval yet (verdicts.MIN_JOINT)
         return dict(needs=MIN_JOINT, plan=f"{S} seeds: no interval; {MIN_JOINT} seeds give one")
     args, n_ex = [float(row[k]) for k in ("point", "lo", "hi")], int(row.get("examples") or 0)
+    seeds_only = str(row.get("examples", "")).strip() == "0"         # no examples' part (claims.csv writes 0)
     shrink, on = ((math.sqrt(n_ex / examples), f" on {examples} examples") if examples and n_ex and examples > n_ex
                   else (1.0, ""))
     z = _q(2 * power - 1, math.inf)                              # one-sided: z_{power}
     go = lambda n: _decides(kind[0], kind[1], kind[2], args[0],
-                            *projected(*args, S, float(sd), float(row["level"]), n, shrink), z)
+                            *projected(*args, S, float(sd), float(row["level"]), n, shrink, seeds_only), z)
     for n in range(MIN_JOINT, SEARCH + 1):
         if go(n): return dict(needs=n, plan=f"decides at {n} seeds{on}" if n <= MAX_SEEDS else
                               f"undecidable at this scale (needs {n} seeds{on})")

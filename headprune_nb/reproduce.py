@@ -104,7 +104,7 @@ EXPERIMENTS = {e.name: e for e in [
                "(the pruned architectures re-initialised), Table 7 (translation time and size), section 8 claims",
                ("behnke2020_table3.csv", "behnke2020_table4.csv", "behnke2020_table5.csv", "behnke2020_table7.csv",
                 "behnke2020_claims.csv"),
-               {"cpu": "about 2.2 h per seed, 6.5 h for the default three seeds (it trains its own models)",
+               {"cpu": "about 2.4 h per seed, 7.2 h for the default three seeds (it trains its own models)",
                 "full": "GPU hours: the cost line below"}, "Behnke & Heafield 2020 Tables 3, 5, 7"),
     Experiment("llm_heads", "llm_heads.ipynb",
                "Pruning query heads of a GQA LLM at equal serving cost (SmolLM2-135M): removal modes, criteria, two "
