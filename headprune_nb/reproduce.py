@@ -743,8 +743,8 @@ def experiment_executor(name: str, profile: str):
     old = os.environ.get(EXECUTOR_ENV)
     spec = json.loads(old) if old else {}
     slurm = spec.get("name") == "slurm"
-    with environ(**{EXECUTOR_ENV: json.dumps(executor_for(name, profile, "slurm", spec.get("opts", {}))) if slurm
-                    else old}): yield
+    new = json.dumps(executor_for(name, profile, "slurm", spec.get("opts", {}))) if slurm else old
+    with environ(**{EXECUTOR_ENV: new}): yield
 
 # %% ../nbs/90_reproduce.ipynb #5a1c0205
 def slurm_plan(notes: list[dict], opts: dict | None = None) -> dict:
