@@ -28,8 +28,8 @@ from .verdicts import (Rule, evidence, claim_row, not_checked_row, budget_table,
 
 # %% auto #0
 __all__ = ['METHODS', 'JOINT', 'PIPELINED', 'PHASES', 'RECORDS_ONLY', 'RUNS', 'TABLE_EXTRAS', 'PUB_MODEL', 'NAME', 'TABLES',
-           'check_settings', 'seeds_by_task', 'budget_runs', 'arch_model', 'Baselines', 'Comparison', 'stops',
-           'run_name', 'gates_of', 'decided', 'run_phase', 'phase_facts', 'run_michel_curve', 'run_michel',
+           'check_settings', 'seeds_by_task', 'run_task_seeds', 'budget_runs', 'arch_model', 'Baselines', 'Comparison',
+           'stops', 'run_name', 'gates_of', 'decided', 'run_phase', 'phase_facts', 'run_michel_curve', 'run_michel',
            'run_voita_lam', 'run_voita', 'load_of', 'run_speed', 'run_attention', 'run_dynamics', 'run_unpruned',
            'timing_keys', 'timed', 'run_baseline', 'run_comparison', 'metric_rows', 'mask_rows', 'timing_rows',
            'layer_rows', 'dynamics_rows', 'mean_gap', 'lead', 'group_gap', 'closeness', 'gate_rows', 'decided_rows',
@@ -71,6 +71,13 @@ def seeds_by_task(P: dict, seeds: list, budget_seeds: list) -> tuple[dict, dict]
     own = P["task_seeds"]
     claims = {t: list(own.get(t, seeds)) for t in P["tasks"]}
     return claims, {t: claims[t][:len(budget_seeds)] if t in own else list(budget_seeds) for t in P["tasks"]}
+
+# %% ../nbs/95_compare.ipynb #eb58c18f
+def run_task_seeds(plan: dict, tasks: list, given=None, seeds=None) -> dict:
+    """The run's task_seeds: `given` as given (`check_settings` checks it); else, unless `seeds` names every task's,
+    the profile's power plan `plan` for the tasks this run makes."""
+    if given is not None: return given
+    return {} if seeds is not None else {t: s for t, s in plan.items() if t in tasks}
 
 # %% ../nbs/95_compare.ipynb #37d416d1
 def budget_runs(P: dict, task: str, H: int) -> dict:

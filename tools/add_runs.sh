@@ -20,7 +20,7 @@ cd "$(dirname "$0")/.."
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1} MKL_NUM_THREADS=${MKL_NUM_THREADS:-1}
 scratch=.cache/add-runs; [ -z "$redo" ] || scratch=.cache/redo-seed$redo
 copy=${SCRATCH:-$scratch}/$exp; committed=reproduce/results/cpu/$exp/scores/$task
-seed_records() { find "$1" \( -name "*-seed$redo.json" -o -name "*-seed$redo.npz" \) "${@:2}"; }
+seed_records() { find "$1" \( -name "*-seed$redo.json" -o -name "*-seed$redo.npz" -o -name "*-seed$redo-*" \) "${@:2}"; }
 if [ ! -e "$copy/.prepared" ]; then                            # a prepared copy is resumed, not made again
   rm -rf "$copy"; mkdir -p "$(dirname "$copy")"; cp -r "reproduce/results/cpu/$exp" "$copy"
   rm -f "$copy/complete.json"
