@@ -904,7 +904,8 @@ SPEED_DEFAULTS = {
     "smoke": dict(model_name="tiny-bert", device="cpu", batch_sizes=[1, 4], seq_len=16, repeats=2,
                   levels=[6, 4, 2, 1], n_masks=2, fig4_repeats=2),
     "cpu":   dict(model_name="bert-base", device="cpu", batch_sizes=[1, 4, 16, 64], seq_len=128, repeats=7,
-                  levels=[120, 96, 72, 48, 24, 12, 4], n_masks=40, fig4_repeats=3),   # 40: planned/michel_speed_masks40.csv
+                  levels=[120, 96, 72, 48, 24, 12, 4], n_masks=40, fig4_repeats=3,   # planned/michel_speed_masks40.csv
+                  max_pairs=98, halfwidth_pct=0.7),                  # planned/michel_speed_table4_pairs.csv
     "full":  dict(model_name="bert-base", device="cuda", batch_sizes=[1, 4, 16, 64], seq_len=128, repeats=10,
                   levels=[132, 120, 108, 96, 84, 72, 60, 48, 36, 24, 12, 4], n_masks=10, fig4_repeats=10),
 }
@@ -924,16 +925,17 @@ def speed_params(profile: str, **given) -> dict:
     return P
 
 # %% ../nbs/94_michel_exp.ipynb #dd1059e2
-SPEED_SETUP = {"table4": ("device", "batch_sizes", "seq_len", "repeats", "warmup", "time_attention", "keep_fraction"),
+SPEED_SETUP = {"table4": ("device", "batch_sizes", "seq_len", "repeats", "warmup", "time_attention", "keep_fraction",
+                          "max_pairs", "halfwidth_pct"),
                "operators": ("device", "batch_sizes", "seq_len", "keep_fraction"),
                "figure4": ("device", "seq_len", "fig4_batch_size", "fig4_repeats", "warmup")}
 
 # %% ../nbs/94_michel_exp.ipynb #386b6b0b
 def speed_key(P: dict, what: str, K: int | None = None, mask: int | None = None) -> RunKey:
     """The key of timing run `what` (table4, operators, figure4 with `K` heads left and random `mask`), its variant a
-    digest of what decides the timing."""
+    digest of what decides the timing (a setting a profile leaves out, None, is not in it: older records keep their key)."""
     from headprune_nb.recipes import spec_digest
-    variant = spec_digest({k: P[k] for k in SPEED_SETUP[what]})
+    variant = spec_digest({k: P[k] for k in SPEED_SETUP[what] if P.get(k) is not None})
     return RunKey(P["model_name"], what if mask is None else f"{what}-mask{mask}", K=K, seed=P["seed"], variant=variant)
 
 # %% ../nbs/94_michel_exp.ipynb #8316da57
@@ -980,15 +982,18 @@ def n_heads(model) -> int:
 @patch
 def table4(self: SpeedRuns, key: RunKey) -> RunRecord:
     """Table 4: the original against `keep_fraction` of its heads kept (a random mask), timed in alternated pairs at
-    each batch size (`bench.compare_pruned`)."""
+    each batch size (`bench.compare_pruned`): rounds of `repeats` pairs until the speed-up's interval is within
+    +-`halfwidth_pct` points or `max_pairs` are in (a profile without them: +-2 points, 4 rounds)."""
     from headprune_nb.bench import compare_pruned
     from headprune_nb.heads import random_keep_mask
     P, model = self.P, self.model()
     H = n_heads(model)
     K = max(1, round(P["keep_fraction"] * H))
+    stop = {"halfwidth_pct": P["halfwidth_pct"]} if P.get("halfwidth_pct") else {}
     t4 = compare_pruned(model, keep := random_keep_mask(H, K, P["seed"]), batch_sizes=P["batch_sizes"],
-                        seq_len=P["seq_len"], warmup=P["warmup"], repeats=P["repeats"], max_repeats=4 * P["repeats"],
-                        attention=P["time_attention"], seed=P["seed"])
+                        seq_len=P["seq_len"], warmup=P["warmup"], repeats=P["repeats"],
+                        max_repeats=P.get("max_pairs") or 4 * P["repeats"], attention=P["time_attention"],
+                        seed=P["seed"], **stop)
     return RunRecord(key, kept=keep.tolist(), timings=plain(dict(t4, rows=list(t4["rows"]))), extra=dict(H=H, K=K))
 
 # %% ../nbs/94_michel_exp.ipynb #cb531f91

@@ -45,7 +45,7 @@ EXPERIMENTS = {e.name: e for e in [
     Experiment("michel2019_speed", "michel2019_speed.ipynb",
                "Inference speed of physically pruned models",
                "Michel et al. 2019 Table 4 (BERT examples/s, original vs 50% heads removed, batch 1/4/16/64); "
-               "Li et al. 2021 Figure 4 (speed-up and size shrinkage vs heads left, 10 random masks per level)",
+               "Li et al. 2021 Figure 4 (speed-up and size shrinkage vs heads left; random masks per level: the paper's 10, cpu 40)",
                ("michel2019_table4.csv", "li2021_figure4_claims.csv"),
                {"cpu": "about 15 min (907 s measured), up to 24 min when a speed-up's interval needs more pairs",
                 "full": "about 1 min on one GPU (55 s measured on an NVIDIA H200)"},
