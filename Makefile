@@ -1,6 +1,7 @@
 # headprune-nb: set up and run in two commands (see README.md)
 #   make reproduce   install into .venv, run the default reproduction (Michel et al. Table 4, cpu profile) into
-#                    ./headprune-results/ and build its report there (published | committed | yours); git stays clean
+#                    ./headprune-results/ and build its report there (published | committed | yours); git stays clean;
+#                    PARAMS="--param n_masks=10 --param max_pairs=28": notebook parameters (the 15-minute version)
 #   make test        install into .venv, then run the whole test suite (what CI runs on 2 cores, install and the dry runs
 #                    included: 1,116 to 1,347 s in the last three CI runs)
 #   make dist        build the sdist and the wheel into dist/
@@ -23,6 +24,7 @@ EXTRAS := dev,minilm,docs$(if $(filter 1,$(FAIRSEQ)),$(comma)fairseq)
 BIN    := $(VENV)/bin
 EXPERIMENT ?= michel2019_speed
 PROFILE ?= cpu
+PARAMS ?=
 
 .PHONY: install reproduce report refresh refresh-report dist test sync-check lint nbtest pytest docs clean
 
@@ -38,7 +40,7 @@ $(VENV)/.installed: pyproject.toml
 
 # Your run: results and report in ./headprune-results/ (ignored by git), beside the committed ones.
 reproduce: install
-	$(BIN)/headprune reproduce $(EXPERIMENT) --profile $(PROFILE)
+	$(BIN)/headprune reproduce $(EXPERIMENT) --profile $(PROFILE) $(PARAMS)
 	$(BIN)/headprune report --profile $(PROFILE)
 
 report: install
