@@ -933,7 +933,8 @@ SPEED_SETUP = {"table4": ("device", "batch_sizes", "seq_len", "repeats", "warmup
 # %% ../nbs/94_michel_exp.ipynb #386b6b0b
 def speed_key(P: dict, what: str, K: int | None = None, mask: int | None = None) -> RunKey:
     """The key of timing run `what` (table4, operators, figure4 with `K` heads left and random `mask`), its variant a
-    digest of what decides the timing (a setting a profile leaves out, None, is not in it: older records keep their key)."""
+    digest of what decides the timing (a setting a profile leaves out, None, is not in it: older records keep their
+    key)."""
     from headprune_nb.recipes import spec_digest
     variant = spec_digest({k: P[k] for k in SPEED_SETUP[what] if P.get(k) is not None})
     return RunKey(P["model_name"], what if mask is None else f"{what}-mask{mask}", K=K, seed=P["seed"], variant=variant)

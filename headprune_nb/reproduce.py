@@ -45,9 +45,11 @@ EXPERIMENTS = {e.name: e for e in [
     Experiment("michel2019_speed", "michel2019_speed.ipynb",
                "Inference speed of physically pruned models",
                "Michel et al. 2019 Table 4 (BERT examples/s, original vs 50% heads removed, batch 1/4/16/64); "
-               "Li et al. 2021 Figure 4 (speed-up and size shrinkage vs heads left; random masks per level: the paper's 10, cpu 40)",
+               "Li et al. 2021 Figure 4 (speed-up and size shrinkage vs heads left; random masks per level: the "
+               "paper's 10, cpu 40)",
                ("michel2019_table4.csv", "li2021_figure4_claims.csv"),
-               {"cpu": "about 70 min (4,200 s measured: figure 4's 280 masks 1,969 s, table 4 up to 98 pairs a batch 2,232 s)",
+               {"cpu": "about 70 min (4,201 s measured: figure 4's 280 masks 1,969 s, table 4 up to 98 pairs a batch "
+                       "2,232 s)",
                 "full": "about 1 min on one GPU (55 s measured on an NVIDIA H200)"},
                "Michel 2019 Table 4; Li 2021 Figure 4"),
     Experiment("baselines", "baselines.ipynb",
