@@ -8,7 +8,8 @@ import math, re
 from .verdicts import t_ppf, LEVEL, VOTE_SEEDS, MIN_JOINT
 
 # %% auto #0
-__all__ = ['POWER', 'MAX_SEEDS', 'SEARCH', 'NO_RECORD', 'rule_of', 'projected', 'seeds_needed', 'failing_runs', 'training_needed']
+__all__ = ['POWER', 'MAX_SEEDS', 'SEARCH', 'NO_RECORD', 'rule_of', 'projected', 'measurements_needed', 'seeds_needed',
+           'failing_runs', 'training_needed']
 
 # %% ../nbs/93b_power.ipynb #2ec0e0b9
 POWER = 0.80        # the chance a plan gives a claim at its current estimate of a decisive verdict
@@ -40,6 +41,19 @@ def projected(point: float, lo: float, hi: float, seeds: int, seed_sd: float, le
     se = math.sqrt(seed_sd ** 2 / to + ((ex_lo + ex_hi) / 2 / _q(level, math.inf)) ** 2)
     return point - math.hypot(seed_then, ex_lo), point + math.hypot(seed_then, ex_hi), se
 
+# %% ../nbs/93b_power.ipynb #5d6db428
+def measurements_needed(row: dict, power: float = POWER) -> dict:
+    """{'needs': None, 'plan': in words} for an interval claim with no training seeds (a timing: its noise is its own
+    timed pairs or masks): about f times as many of them decide it with `power` at its estimate, the interval's side
+    toward the threshold narrowing as one over root f."""
+    kind, _, c = rule_of(row["rule"])
+    point, lo, hi = (float(row[k]) for k in ("point", "lo", "hi"))
+    h, d = (point - lo, point - c) if point > c else (hi - point, c - point)
+    if kind == "within" or d <= 0: return dict(needs=None, plan="undecidable by measurements: on the threshold")
+    f = (h * (1 + _q(2 * power - 1, math.inf) / _q(float(row["level"]), math.inf)) / d) ** 2
+    if f <= 1: return dict(needs=None, plan="decides with its own measurements (no training seeds)")
+    return dict(needs=None, plan=f"more measurements: about {math.ceil(f)} times its timed pairs or masks")
+
 # %% ../nbs/93b_power.ipynb #0acceddc
 def _decides(kind: str, op, c: float, point: float, lo: float, hi: float, se: float, z: float) -> bool:
     """Whether the expected interval [lo, hi] decides with margin z * se: on the side the point lies (interval), or
@@ -59,6 +73,8 @@ def seeds_needed(row: dict, power: float = POWER, examples: int | None = None) -
         return dict(needs=max(VOTE_SEEDS, n) if agree else None,
                     plan=f"a vote: {VOTE_SEEDS} seeds that all agree" if agree else "undecidable by seeds: its seeds "
                                                                                     "disagree")
+    if row.get("seeds") in ("", None) and math.isfinite(float(row["hi"]) - float(row["lo"])):
+        return measurements_needed(row, power)                  # no training seeds: a timing's own noise
     S, sd = int(row.get("seeds") or 1), row.get("seed_sd")
     if S < 2 or sd in (None, ""): return dict(needs=2, plan="one seed: a second one measures the seed spread first")
     if not math.isfinite(float(row["hi"]) - float(row["lo"])):           # no interval yet (verdicts.MIN_JOINT)

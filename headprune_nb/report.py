@@ -458,7 +458,8 @@ def power_blocks(path: Path | None = None) -> list[tuple]:
             ("table", [dict(r, claim=_short(r["claim"], 60)) for r in rows])]
 
 # %% ../nbs/92_report.ipynb #538fff90
-NEEDS = ("decided", "more seeds", "runs again, then seeds", "a longer phase", "undecidable by seeds", "not a test")
+NEEDS = ("decided", "more seeds", "more measurements", "runs again, then seeds", "a longer phase", "undecidable by seeds",
+         "not a test")
 
 def power_need(r: dict) -> str:
     "What a power plan row needs to decide, one of `NEEDS` (`tools/power.py`'s plan, training and hours)."
@@ -467,7 +468,7 @@ def power_need(r: dict) -> str:
     if r["plan"].startswith("undecidable"): return "undecidable by seeds"
     if r["verdict"] == UNDER_TRAINED:
         return "a longer phase" if "longer phase" in r.get("training", "") else "runs again, then seeds"
-    return "more seeds"
+    return "more measurements" if r["plan"].startswith("more measurements") else "more seeds"
 
 def _hours(known: dict, unknown: bool):
     "The hours column: the known hours summed, '+ unknown' where a claim's cost is not known; '' where none counts."
