@@ -458,8 +458,8 @@ def power_blocks(path: Path | None = None) -> list[tuple]:
             ("table", [dict(r, claim=_short(r["claim"], 60)) for r in rows])]
 
 # %% ../nbs/92_report.ipynb #538fff90
-NEEDS = ("decided", "more seeds", "more measurements", "runs again, then seeds", "a longer phase", "undecidable by seeds",
-         "not a test")
+NEEDS = ("decided", "more seeds", "more measurements", "runs again, then seeds", "a longer phase",
+         "undecidable by seeds", "not a test")
 
 def power_need(r: dict) -> str:
     "What a power plan row needs to decide, one of `NEEDS` (`tools/power.py`'s plan, training and hours)."
