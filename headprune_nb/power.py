@@ -49,7 +49,8 @@ def measurements_needed(row: dict, power: float = POWER) -> dict:
     kind, _, c = rule_of(row["rule"])
     point, lo, hi = (float(row[k]) for k in ("point", "lo", "hi"))
     h, d = (point - lo, point - c) if point > c else (hi - point, c - point)
-    if kind == "within" or d <= 0: return dict(needs=None, plan="undecidable by measurements: on the threshold")
+    if kind == "within": return dict(needs=None, plan="undecidable by measurements: an equivalence, not planned")
+    if d <= 0: return dict(needs=None, plan="undecidable by measurements: on the threshold")
     f = (h * (1 + _q(2 * power - 1, math.inf) / _q(float(row["level"]), math.inf)) / d) ** 2
     if f <= 1: return dict(needs=None, plan="decides with its own measurements (no training seeds)")
     return dict(needs=None, plan=f"more measurements: about {math.ceil(f)} times its timed pairs or masks")
