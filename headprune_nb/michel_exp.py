@@ -904,7 +904,7 @@ SPEED_DEFAULTS = {
     "smoke": dict(model_name="tiny-bert", device="cpu", batch_sizes=[1, 4], seq_len=16, repeats=2,
                   levels=[6, 4, 2, 1], n_masks=2, fig4_repeats=2),
     "cpu":   dict(model_name="bert-base", device="cpu", batch_sizes=[1, 4, 16, 64], seq_len=128, repeats=7,
-                  levels=[120, 96, 72, 48, 24, 12, 4], n_masks=40, fig4_repeats=3,   # planned/michel_speed_masks40.csv
+                  levels=[120, 96, 72, 48, 24, 12, 4], n_masks=120, fig4_repeats=3,  # planned/michel_speed_masks120.csv
                   max_pairs=98, halfwidth_pct=0.7),                  # planned/michel_speed_table4_pairs.csv
     "full":  dict(model_name="bert-base", device="cuda", batch_sizes=[1, 4, 16, 64], seq_len=128, repeats=10,
                   levels=[132, 120, 108, 96, 84, 72, 60, 48, 36, 24, 12, 4], n_masks=10, fig4_repeats=10),
