@@ -4,7 +4,7 @@
 
 # %% ../nbs/90_reproduce.ipynb #dc1f8380
 from __future__ import annotations
-import contextlib, csv, functools, io, json, os, platform, subprocess, sys, tempfile, time
+import contextlib, csv, functools, io, json, os, platform, re, subprocess, sys, tempfile, time
 from dataclasses import dataclass, field
 from pathlib import Path
 import headprune_nb
@@ -20,11 +20,11 @@ __all__ = ['PROFILES', 'EXPERIMENTS', 'INSTALLED', 'USER_RESULTS', 'COMMITTED_PA
            'KERNEL_ENV', 'PROFILE_ENV', 'RESERVED', 'LIMITS', 'COMPLETE', 'PREVIOUS', 'FRESH', 'RUN_PARAMS', 'ADDITIVE',
            'GPU_ASSUMPTION', 'COST_FILE', 'EVAL_BATCH', 'CLUSTER_GPUS', 'SLURM_PROFILE', 'RUN_HOURS', 'Experiment',
            'get_experiment', 'reproduce_dir', 'results_dir', 'committed_dir', 'runtime_of', 'anchor_paths',
-           'parse_param', 'run_experiment', 'environ', 'quiet_kernel', 'live_output', 'notebook_params', 'declared',
-           'fits', 'check_params', 'marker', 'finished', 'unfinish', 'set_aside', 'params_clash', 'is_complete',
-           'run_all', 'shorten', 'failed_line', 'run_history', 'rebuild_from_records', 'dry_run_root',
-           'dry_run_experiment', 'full_cost', 'key_hours', 'wall_hours', 'cost_row', 'dry_run_all', 'cost_table',
-           'cost_line', 'slurm_opts', 'executor_for', 'experiment_executor', 'slurm_plan', 'plan_lines']
+           'settle_text', 'settle_streams', 'parse_param', 'run_experiment', 'environ', 'quiet_kernel', 'live_output',
+           'notebook_params', 'declared', 'fits', 'check_params', 'marker', 'finished', 'unfinish', 'set_aside',
+           'params_clash', 'is_complete', 'run_all', 'shorten', 'failed_line', 'run_history', 'rebuild_from_records',
+           'dry_run_root', 'dry_run_experiment', 'full_cost', 'key_hours', 'wall_hours', 'cost_row', 'dry_run_all',
+           'cost_table', 'cost_line', 'slurm_opts', 'executor_for', 'experiment_executor', 'slurm_plan', 'plan_lines']
 
 # %% ../nbs/90_reproduce.ipynb #28ff10e1
 PROFILES = ("smoke", "cpu", "full")
@@ -46,10 +46,10 @@ EXPERIMENTS = {e.name: e for e in [
                "Inference speed of physically pruned models",
                "Michel et al. 2019 Table 4 (BERT examples/s, original vs 50% heads removed, batch 1/4/16/64); "
                "Li et al. 2021 Figure 4 (speed-up and size shrinkage vs heads left; random masks per level: the "
-               "paper's 10, cpu 40)",
+               "paper's 10, cpu 120)",
                ("michel2019_table4.csv", "li2021_figure4_claims.csv"),
-               {"cpu": "about 70 min (4,201 s measured: figure 4's 280 masks 1,969 s, table 4 up to 98 pairs a batch "
-                       "2,232 s)",
+               {"cpu": "about 2 h 10 min (7,870 s measured: figure 4's 840 masks 5,638 s, table 4 up to 98 pairs a "
+                       "batch 2,232 s)",
                 "full": "about 1 min on one GPU (55 s measured on an NVIDIA H200)"},
                "Michel 2019 Table 4; Li 2021 Figure 4"),
     Experiment("baselines", "baselines.ipynb",
@@ -183,10 +183,40 @@ def anchor_paths(env=os.environ) -> None:
     for k in PATH_VARS:
         if env.get(k): env[k] = str(Path(env[k]).expanduser().absolute())
 
+# %% ../nbs/90_reproduce.ipynb #aa7eadc7
+_CONTROL = re.compile(r"(\r|\n|\x1b\[A)")     # back to the line's start, a new line, up a line (tqdm's nested bars)
+
+def settle_text(text: str) -> str:
+    "What a terminal shows after `text`: each line as last drawn, a line drawn and then cleared gone."
+    lines, drawn, row, col = [""], [False], 0, 0
+    for tok in _CONTROL.split(text):
+        if tok == "\n":
+            row, col = row + 1, 0
+            if row == len(lines): lines, drawn = lines + [""], drawn + [False]
+        elif tok == "\r": col = 0
+        elif tok == "\x1b[A": row = max(0, row - 1)
+        elif tok:
+            line = lines[row].ljust(col)
+            lines[row], col = line[:col] + tok + line[col + len(tok):], col + len(tok)
+            drawn[row] = drawn[row] or bool(tok.strip())
+    return "\n".join(line.rstrip() for line, d in zip(lines, drawn) if line.strip() or not d)
+
+def settle_streams(nb) -> None:
+    "Each cell's runs of consecutive outputs of one stream (stdout, stderr) as one output, settled (`settle_text`)."
+    for cell in nb.cells:
+        outs = []
+        for o in cell.get("outputs", []):
+            same = outs and o.output_type == "stream" == outs[-1].output_type and o.name == outs[-1].name
+            if same: outs[-1].text += o.text
+            else: outs.append(o)
+        for o in outs:
+            if o.output_type == "stream": o.text = settle_text(o.text)
+        if "outputs" in cell: cell.outputs = outs
+
 # %% ../nbs/90_reproduce.ipynb #2d2594f3
 def parse_param(text: str) -> tuple[str, object]:
     "Parse a `key=value` override; the value is a Python literal if it parses as one."
-    import ast, re
+    import ast
     key, sep, value = text.partition("=")
     if not sep or not key.strip().isidentifier():
         raise ValueError(f"--param expects key=value with a Python identifier as key; got {text!r}")
@@ -205,6 +235,7 @@ def _keep_executed(tmp, path) -> None:
     try:
         if not os.path.getsize(tmp): return                  # stopped before papermill wrote it
         nb = nbformat.read(tmp, as_version=4)
+        settle_streams(nb)                                   # each progress bar's last state, not every redraw
         if "papermill" in nb.metadata: nb.metadata.papermill["output_path"] = str(path)
         text = nbformat.writes(nb)
         write_atomic(path, text if text.endswith("\n") else text + "\n")
