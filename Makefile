@@ -7,6 +7,9 @@
 #   make dist        build the sdist and the wheel into dist/
 #   make refresh     maintainers: re-run EXPERIMENT afresh into the committed reproduce/results/PROFILE/EXPERIMENT
 #                    (the old run set aside in EXPERIMENT.previous; an interrupted refresh resumes when re-run)
+#   make extend      maintainers: resume the committed reproduce/results/PROFILE/EXPERIMENT in place after a planned
+#                    change of its defaults (more masks, seeds): its records reused, only the new runs made, its
+#                    complete.json history kept (a run made in another folder and copied over it would lose that)
 #   make docs        build the documentation site into _site/ (offline: Sphinx, MathJax from npm)
 # FAIRSEQ=0 leaves out the optional fairseq adapter (its fairseq-fixed build takes about 2 min).
 # torch is installed first by tools/install_torch.py: with no GPU (no nvidia-smi that answers), the CPU build from
@@ -26,7 +29,7 @@ EXPERIMENT ?= michel2019_speed
 PROFILE ?= cpu
 PARAMS ?=
 
-.PHONY: install reproduce report refresh refresh-report dist test sync-check lint nbtest pytest docs clean
+.PHONY: install reproduce report refresh extend refresh-report dist test sync-check lint nbtest pytest docs clean
 
 install: $(VENV)/.installed
 
@@ -49,6 +52,9 @@ report: install
 # Maintainers only: overwrite the committed reference run and the committed report, then review and commit them.
 refresh: install
 	$(BIN)/headprune reproduce $(EXPERIMENT) --profile $(PROFILE) --fresh --out reproduce/results/$(PROFILE)/$(EXPERIMENT)
+
+extend: install
+	$(BIN)/headprune reproduce $(EXPERIMENT) --profile $(PROFILE) $(PARAMS) --out reproduce/results/$(PROFILE)/$(EXPERIMENT)
 
 refresh-report: install
 	$(BIN)/headprune report --out reproduce/report

@@ -350,12 +350,14 @@ def registered_rules(path: Path | None = None) -> dict:
 
 def results_seen(d: Path) -> str | None:
     """When result folder `d`'s results were first seen: the earliest finish time of the runs that made it
-    (complete.json, its parts, provenance files)."""
+    (complete.json, its parts, provenance files) or of a record it holds (a run made elsewhere and copied in, whose
+    complete.json did not come along, still says when its results were first there)."""
     c = finished(d) or {}
     times = [c.get("finished_utc")] + [r.get("finished_utc") for r in c.get("runs", [])]
     for p in d.glob("*provenance.json"):
         try: times.append(json.loads(p.read_text()).get("finished_utc"))
         except ValueError: pass
+    times += [t for task in sorted((d / "scores").glob("*")) if task.is_dir() for t in record_times(d, task.name)]
     return min((t for t in times if t), default=None)
 
 def record_times(d: Path, task: str, pattern: str = "*.json") -> list[str]:
