@@ -131,6 +131,7 @@ def _print_cost_table():
         print("\nwall_h_<n>gpu: wall-clock hours on n GPUs, one run per GPU at a time (never less than the largest "
               "run)")
 
+# %% ../nbs/91_cli.ipynb #70840a7f
 def _dry_run(args, params, command) -> int:
     from headprune_nb.reproduce import dry_run_experiment, dry_run_all, get_experiment
     if args.profile != "full":
@@ -163,6 +164,7 @@ def _option(text: str) -> tuple[str, str]:
     if not sep or not k.strip(): raise ValueError(f"--executor-opt expects key=value (partition=gpu); got {text!r}")
     return k.strip(), v.strip()
 
+# %% ../nbs/91_cli.ipynb #b60d67d0
 def cmd_reproduce(args) -> int:
     from headprune_nb.reproduce import run_experiment, run_all, parse_param, get_experiment, executor_for, shorten
     from headprune_nb.runs import EXECUTOR_ENV, env_executor
@@ -197,6 +199,7 @@ def cmd_report(args) -> None:
     md, html = build_report(args.profile, args.out)
     print(f"report: {md}\n        {html}")
 
+# %% ../nbs/91_cli.ipynb #4a994e35
 def _batch_sizes(text):
     try: sizes = [int(x) for x in text.split(",") if x.strip()]
     except ValueError: sizes = []
@@ -234,6 +237,7 @@ def _check_device(name: str) -> None:
     if dev.type == "mps" and not torch.backends.mps.is_available():
         raise ValueError(f"--device {name}: MPS is not available here")
 
+# %% ../nbs/91_cli.ipynb #94edaf9b
 def cmd_bench(args) -> None:
     from headprune_nb.models import load_model
     from headprune_nb.heads import HeadIndex, random_keep_mask

@@ -221,6 +221,7 @@ class Trained:
     @property
     def is_translation(self) -> bool: return isinstance(self.recipe, MtRecipe)
 
+# %% ../nbs/07_recipes.ipynb #39f5304e
 def find_recipe(profile: str, task: str):
     "The recipe of `task` in `profile`, with an error listing the known ones."
     recipes = {**CLS_RECIPES.get(profile, {}), **MT_RECIPES.get(profile, {})}
@@ -251,6 +252,7 @@ def _cls_tokenizer(r: ClsRecipe, data: dict):
     from headprune_nb.models import load_tokenizer
     return load_tokenizer(r.model)
 
+# %% ../nbs/07_recipes.ipynb #c9f07587
 BASELINE = "baseline.json"
 
 def files_sha1(paths) -> str:
@@ -274,6 +276,7 @@ def weights_digest(path) -> str:
     if not files: return files_sha1(sorted(Path(path).glob("*.bin")))[:12]
     return tensors_digest({f"{f.name}/{k}": t for f in files for k, t in load_file(f).items()})[:12]
 
+# %% ../nbs/07_recipes.ipynb #441587ad
 def baseline_spec(r, seed: int) -> dict:
     """What decides a cached baseline: its recipe (as JSON reads it back), seed, and precision unless fp32 (every key
     built on it differs)."""
@@ -310,6 +313,7 @@ def _ready(path, r, seed: int) -> bool:
     return (Path(path) / "config.json").exists() and ((Path(path) / BASELINE).exists() or bool(imported_origin(path))) \
         and not _stale(path, r, seed)
 
+# %% ../nbs/07_recipes.ipynb #f4cfc0e9
 def trained(profile: str, task: str, seed: int = 0, device: str = "cpu", progress: bool = True) -> Trained:
     """The trained baseline of `task`: from the cache (unless cached with another recipe: then retrained), or trained
     now with its recipe and cached.
@@ -346,6 +350,7 @@ def _trained(profile: str, task: str, seed: int, device: str, progress: bool) ->
     return Trained(task, model.to(device).eval(), tok, r, data, rd, origin,
                    baseline_record(path, r, seed, new=not cached)["weights"])
 
+# %% ../nbs/07_recipes.ipynb #0c61ea7f
 ORIGIN = "origin.json"
 
 def imported_origin(path) -> str | None:

@@ -348,6 +348,7 @@ def registered_rules(path: Path | None = None) -> dict:
     for r in rows: out.setdefault(rule_key(dict(r, phase="budget" if r.get("budget") else "")), []).append(r)
     return out
 
+# %% ../nbs/92_report.ipynb #6c355a12
 def results_seen(d: Path) -> str | None:
     """When result folder `d`'s results were first seen: the earliest finish time of the runs that made it
     (complete.json, its parts, provenance files) or of a record it holds (a run made elsewhere and copied in, whose
@@ -378,6 +379,7 @@ def task_seen_last(d: Path, task: str) -> str | None:
     "When the newest record of `task` in result folder `d` was made (None: none says)."
     return max(record_times(d, task), default=None)
 
+# %% ../nbs/92_report.ipynb #4a99e200
 def plan_seeds(plan: str) -> int | None:
     "How many training seeds a registered plan names (`seeds 0-5`: 6); None: it names no range."
     m = re.search(r"seeds (\d+)-(\d+)", plan or "")
@@ -402,6 +404,7 @@ def rule_status(r: dict, rules: dict, seen: str | None, last=lambda: None) -> tu
         return PLANNED, f"{plans[0]['registered_utc']} at {plans[0]['commit'][:10]} (plan: {plans[0]['plan'][:40]})"
     return "rule written after the results", when
 
+# %% ../nbs/92_report.ipynb #6ec3a218
 def rule_rows(found, rules: dict | None = None) -> list[dict]:
     "Per claim and budget row with a rule: when its rule was registered beside when its results were first seen."
     rules = registered_rules() if rules is None else rules
@@ -422,6 +425,7 @@ def rule_rows(found, rules: dict | None = None) -> list[dict]:
                         registered=when, status=status))
     return out
 
+# %% ../nbs/92_report.ipynb #76405218
 def stats_blocks(found) -> list[tuple]:
     "The report's blocks on chance, Holm's adjustment and when the rules were written."
     rr = rule_rows(found)
@@ -437,6 +441,7 @@ def stats_blocks(found) -> list[tuple]:
                   "written after the results."),
             ("table", rule_rows(found)), *power_blocks()]
 
+# %% ../nbs/92_report.ipynb #740d4793
 POWER_PLAN = "power.csv"     # reproduce/power.csv: the seeds each committed claim needs (tools/power.py, nbs/93b_power)
 
 def power_blocks(path: Path | None = None) -> list[tuple]:
@@ -559,6 +564,7 @@ def _unfinished(d: Path) -> bool:
     "Does folder `d` hold files of a run that has not finished (no `complete.json`)?"
     return d.is_dir() and any(d.iterdir()) and not (d / COMPLETE).exists()
 
+# %% ../nbs/92_report.ipynb #f5e3cb32
 def _table_blocks(d_c: Path | None, d_y: Path | None) -> list[tuple]:
     "Each `*vs_published*.csv` of the committed run and of yours: side by side where the rows line up."
     names = sorted({f.name for d in (d_c, d_y) if d is not None for f in d.glob("*vs_published*.csv")})
@@ -586,6 +592,7 @@ def _claim_table(claims: list[dict], lead=("experiment", "profile"), cols=CLAIM_
     return [{**{k: c[k] for k in lead}, **{v: (_short(c[k]) if k == "published" else c.get(k, ""))
                                            for k, v in cols.items()}} for c in claims]
 
+# %% ../nbs/92_report.ipynb #95e87a82
 def report_blocks(found, claims: list[dict], yours=(), your_run=()) -> list[tuple]:
     """The report as blocks: `your_run` (`your_run_blocks`) first, the summary of `claims` (from `three_way_claims`),
     then one section per experiment and profile."""
@@ -651,6 +658,7 @@ def report_blocks(found, claims: list[dict], yours=(), your_run=()) -> list[tupl
                                                verdict=verdict_kind(c), phase=c.get("phase", "")) for c in rows])]
     return blocks
 
+# %% ../nbs/92_report.ipynb #856d4473
 def default_report_dir() -> Path:
     """Where `headprune report` writes by default: ./headprune-results/report (the committed report is refreshed with
     --out)."""
@@ -672,7 +680,6 @@ def build_report(profiles=None, out_dir=None) -> tuple[Path, Path]:
     md = write_atomic(out / "report.md", to_markdown(blocks, out))
     page = write_atomic(out / "report.html", to_html(blocks, "headprune-nb report"))
     return md, page
-
 
 # %% ../nbs/92_report.ipynb #yr0code1
 WIDER = 1.25        # an interval of yours at least this many times the committed one's width is listed as widened
