@@ -118,6 +118,7 @@ MT_RECIPES = {
                                  snapshot_epochs=(1, 2, 3, 5, 10, 20, 30, 40, 60))},
 }
 
+# %% ../nbs/07_recipes.ipynb #21dfb0e3
 def train_config(r, n_batches: int, seed: int = 0, device: str = "cpu") -> TrainConfig:
     "The training configuration of a recipe with `n_batches` batches per epoch: BERT's or fairseq's."
     if isinstance(r, ClsRecipe):
@@ -156,6 +157,7 @@ def translation_data(corpus: str, seed: int = 0) -> dict:
                                     "prepare-iwslt14.sh recipe)")
     return {s: (read_lines(prep / f"{s}.de"), read_lines(prep / f"{s}.en")) for s in ("train", "valid", "test")}
 
+# %% ../nbs/07_recipes.ipynb #f8989169
 def mt_model(r: MtRecipe, vocab, seed: int = 0):
     "The recipe's untrained Enc-Dec: random (seeded) weights of `r.model`'s shape for `vocab`."
     from transformers import MarianMTModel
@@ -521,6 +523,7 @@ def joint_steps(base: Trained, train_limit: int | None = None, epochs: int = 1, 
     if dry_run(): return epochs * full_batches_per_epoch(base.recipe, base.data, train_limit, _joint_batch_size(base))
     return epochs * len(task_batches(base, "train", train_limit, seed, _joint_batch_size(base), shuffle=0))
 
+# %% ../nbs/07_recipes.ipynb #3bb40ced
 def phase_config(r, n_batches: int, epochs: int = 1, lr: float | None = None, gate_lr: float = 0.1,
                  train_model: bool = True, from_start: bool = False, seed: int = 0, device: str = "cpu") -> TrainConfig:
     """The recipe's configuration for a pruning phase of `epochs` x `n_batches` steps (warm-up at most a tenth of it
@@ -556,6 +559,7 @@ def replay_phase(pruner, cfg: TrainConfig, n_batches: int, out_dir, device: str 
     Path(out_dir).mkdir(parents=True, exist_ok=True)
     return write_csv(Path(out_dir) / "log.csv", rows)
 
+# %% ../nbs/07_recipes.ipynb #6877a6d3
 def joint_run(base: Trained, pruner, name: str, train_limit: int | None = None, epochs: int = 1,
               lr: float | None = None,
               gate_lr: float | None = None, train_model: bool = True, from_start: bool = False, seed: int = 0,

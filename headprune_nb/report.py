@@ -130,6 +130,7 @@ def _short(text, n: int = 90) -> str:
     text = str(text or "")
     return text if len(text) <= n else text[:n - 1] + "…"
 
+# %% ../nbs/92_report.ipynb #150e4416
 UNCHECKED = ("not run", "not checked by this run")      # `claim_rows`' rows that stand for a claim no run checked
 
 def pair_claims(committed: list[dict], yours: list[dict]) -> list[tuple[dict | None, dict | None]]:
@@ -156,6 +157,7 @@ def pair_claims(committed: list[dict], yours: list[dict]) -> list[tuple[dict | N
         pairs.append((unchecked.get(claim(y)), y))
     return pairs
 
+# %% ../nbs/92_report.ipynb #847b49dc
 def three_way_claims(committed: list[dict], yours: list[dict]) -> list[dict]:
     """Merge `claim_rows` of the committed runs and of yours (`pair_claims`): one row per claim, published | committed |
     yours."""

@@ -355,6 +355,7 @@ def _default(spec: dict):
     try: return ast.literal_eval(text)
     except (ValueError, SyntaxError): return text
 
+# %% ../nbs/90_reproduce.ipynb #305a933e
 LIMITS = dict(depth=4, items=10_000, int_bits=63)      # a --param value: nesting, items per list or dict, integer size
 
 def declared(spec: dict) -> str | None:
@@ -397,6 +398,7 @@ def _check_size(k: str, v, depth: int = 0) -> None:
         raise ValueError(f"--param {k}: a number of {len(str(abs(v))) if v.bit_length() < 14000 else 'thousands of'} "
                          f"digits is too large (at most {2**LIMITS['int_bits'] - 1:,})")
 
+# %% ../nbs/90_reproduce.ipynb #8c5e0f87
 def check_params(name: str, params: dict) -> None:
     "Refuse overrides the notebook of `name` has no parameter for, or whose value does not fit its type."
     spec = notebook_params(name)
@@ -446,6 +448,7 @@ def unfinish(out) -> None:
             write_json(prov,
                        dict({k: v for k, v in p.items() if k not in ("finished_utc", "wall_seconds")}, unfinished=True))
 
+# %% ../nbs/90_reproduce.ipynb #315de729
 PREVIOUS, FRESH = ".previous", ".headprune-fresh"
 
 def set_aside(out) -> Path | None:
@@ -467,6 +470,7 @@ def set_aside(out) -> Path | None:
     os.close(open_here(out / FRESH, os.O_WRONLY | os.O_CREAT))
     return aside
 
+# %% ../nbs/90_reproduce.ipynb #d1c10fff
 RUN_PARAMS = ".headprune-params.json"     # the profile and parameters of a run, until it finishes (then: complete.json)
 ADDITIVE = ("tasks", "cls_tasks", "mt_tasks", "ks", "methods", "lambdas", "seeds", "budgets", "budget_ks",
             "budget_seeds",
@@ -493,6 +497,7 @@ def is_complete(out, profile: str, params: dict | None = None) -> bool:
     if done is None: return False
     return done.get("profile") == profile and done.get("params") == (params or {})
 
+# %% ../nbs/90_reproduce.ipynb #75c75701
 def run_all(profile: str, params: dict | None = None, out_root=None, force: bool = False, progress: bool = True,
             command: str | None = None) -> dict[str, str]:
     """Run every experiment of `profile` (baselines first), skipping complete ones; returns {name:
@@ -518,6 +523,7 @@ def run_all(profile: str, params: dict | None = None, out_root=None, force: bool
         except Exception as e: status[name] = failed_line(e)    # papermill's error names the failing cell; keep going
     return status
 
+# %% ../nbs/90_reproduce.ipynb #2ca23505
 def shorten(text: str, width: int = 300) -> str:
     "`text` in at most `width` characters, cut at the end of a word (' ...' marks the cut)."
     if len(text) <= width: return text
