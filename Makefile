@@ -9,7 +9,8 @@
 #                    (the old run set aside in EXPERIMENT.previous; an interrupted refresh resumes when re-run)
 #   make extend      maintainers: resume the committed reproduce/results/PROFILE/EXPERIMENT in place after a planned
 #                    change of its defaults (more masks, seeds): its records reused, only the new runs made, its
-#                    complete.json history kept (a run made in another folder and copied over it would lose that)
+#                    complete.json history kept (a run made in another folder and copied over it would lose that);
+#                    no PARAMS: the committed run's parameters (other ones are a new run: make refresh)
 #   make docs        build the documentation site into _site/ (offline: Sphinx, MathJax from npm)
 # FAIRSEQ=0 leaves out the optional fairseq adapter (its fairseq-fixed build takes about 2 min).
 # torch is installed first by tools/install_torch.py: with no GPU (no nvidia-smi that answers), the CPU build from
@@ -54,7 +55,7 @@ refresh: install
 	$(BIN)/headprune reproduce $(EXPERIMENT) --profile $(PROFILE) --fresh --out reproduce/results/$(PROFILE)/$(EXPERIMENT)
 
 extend: install
-	$(BIN)/headprune reproduce $(EXPERIMENT) --profile $(PROFILE) $(PARAMS) --out reproduce/results/$(PROFILE)/$(EXPERIMENT)
+	$(BIN)/headprune reproduce $(EXPERIMENT) --profile $(PROFILE) --out reproduce/results/$(PROFILE)/$(EXPERIMENT)
 
 refresh-report: install
 	$(BIN)/headprune report --out reproduce/report

@@ -360,7 +360,7 @@ def results_seen(d: Path) -> str | None:
     for p in d.glob("*provenance.json"):
         try: times.append(json.loads(p.read_text()).get("finished_utc"))
         except ValueError: pass
-    times += [t for task in sorted((d / "scores").glob("*")) if task.is_dir() for t in record_times(d, task.name)]
+    times += [t for task in (d / "scores").glob("*") if task.is_dir() for t in record_times(d, task.name)]
     return min((t for t in times if t), default=None)
 
 def record_times(d: Path, task: str, pattern: str = "*.json") -> list[str]:
@@ -368,7 +368,8 @@ def record_times(d: Path, task: str, pattern: str = "*.json") -> list[str]:
     times = []
     for f in (d / "scores" / str(task)).glob(pattern):
         try: p = json.loads(f.read_text()).get("provenance") or {}
-        except ValueError: continue
+        except (ValueError, AttributeError): continue            # not JSON, or not a record
+        if not isinstance(p, dict): continue
         times.append(p.get("finished_utc") or (p.get("score_file_made") or {}).get("written_utc"))
     return [t for t in times if t]
 
@@ -378,8 +379,10 @@ def budget_seen(d: Path, task: str, budget) -> str | None:
     return min(record_times(d, task, f"*-steps{budget}.json"), default=None)
 
 def task_seen_last(d: Path, task: str) -> str | None:
-    "When the newest record of `task` in result folder `d` was made (None: none says)."
-    return max(record_times(d, task), default=None)
+    """When the newest record of `task` in result folder `d` was made (a claim of no task, as a timing's: of any task;
+    None: none says)."""
+    tasks = [task] if task else [p.name for p in (d / "scores").glob("*") if p.is_dir()]
+    return max((t for k in tasks for t in record_times(d, k)), default=None)
 
 # %% ../nbs/92_report.ipynb #4a99e200
 def plan_seeds(plan: str) -> int | None:

@@ -4,7 +4,7 @@
 
 # %% ../nbs/90_reproduce.ipynb #dc1f8380
 from __future__ import annotations
-import contextlib, csv, functools, io, json, os, platform, re, subprocess, sys, tempfile, time
+import contextlib, csv, functools, io, itertools, json, os, platform, re, subprocess, sys, tempfile, time
 from dataclasses import dataclass, field
 from pathlib import Path
 import headprune_nb
@@ -203,15 +203,15 @@ def settle_text(text: str) -> str:
 
 def settle_streams(nb) -> None:
     "Each cell's runs of consecutive outputs of one stream (stdout, stderr) as one output, settled (`settle_text`)."
+    stream = lambda o: o.name if o.output_type == "stream" else None
     for cell in nb.cells:
+        if "outputs" not in cell: continue
         outs = []
-        for o in cell.get("outputs", []):
-            same = outs and o.output_type == "stream" == outs[-1].output_type and o.name == outs[-1].name
-            if same: outs[-1].text += o.text
-            else: outs.append(o)
-        for o in outs:
-            if o.output_type == "stream": o.text = settle_text(o.text)
-        if "outputs" in cell: cell.outputs = outs
+        for name, run in itertools.groupby(cell.outputs, key=stream):
+            run = list(run)
+            if name: run[0].text = settle_text("".join(o.text for o in run))     # one join: linear in the outputs
+            outs += run[:1] if name else run
+        cell.outputs = outs
 
 # %% ../nbs/90_reproduce.ipynb #2d2594f3
 def parse_param(text: str) -> tuple[str, object]:
@@ -239,10 +239,11 @@ def _keep_executed(tmp, path) -> None:
         if "papermill" in nb.metadata: nb.metadata.papermill["output_path"] = str(path)
         text = nbformat.writes(nb)
         write_atomic(path, text if text.endswith("\n") else text + "\n")
-    # cut short: kept as it is (a rename never follows a link)
-    except Exception:
+    # cut short (an error, or Ctrl-C while settling): kept as it is (a rename never follows a link)
+    except BaseException as e:
         umask_mode(tmp)
         os.replace(tmp, path)
+        if not isinstance(e, Exception): raise
     finally: Path(tmp).unlink(missing_ok=True)
 
 def run_experiment(name: str, profile: str = "smoke", params: dict | None = None, out_dir=None,

@@ -1,4 +1,5 @@
-"tools/settle_notebooks.py: an executed notebook's progress-bar redraws settled in place, once (reproduce.settle_streams)."
+"""tools/settle_notebooks.py: an executed notebook's progress-bar redraws settled in place, once
+(reproduce.settle_streams)."""
 import subprocess, sys
 from pathlib import Path
 import nbformat
@@ -35,11 +36,22 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path):
     for args in ((), (tmp_path / "none",)):
         r = run(*args)
         assert r.returncode == 2 and "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    (tmp_path / "empty.ipynb").write_text("")                     # not a notebook: named, the others settled
+    (tmp_path / ".exp-x1.ipynb").write_text("")                   # a killed run's temporary notebook: not read
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("train()", outputs=redraws(3))])
+    (tmp_path / "good.ipynb").write_text(nbformat.writes(nb) + "\n")
+    r = run(tmp_path)
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    assert r.stderr.strip().splitlines() == [f"tools/settle_notebooks.py: {tmp_path / 'empty.ipynb'}: not a notebook "
+                                             "(NotJSONError), left as it is"], r.stderr
+    assert nbformat.read(tmp_path / "good.ipynb", as_version=4).cells[0].outputs[0].text == "train: 3/3"
 
 
 def test_every_committed_run_notebook_is_settled():
     "No committed executed notebook keeps every redraw of its bars (runs settle them; older ones by the tool)."
-    raw = [p for p in sorted((ROOT / "reproduce" / "results").rglob("*.ipynb"))
+    paths = sorted((ROOT / "reproduce" / "results").rglob("*.ipynb"))
+    assert paths
+    raw = [p for p in paths
            if any("\r" in o.get("text", "") or "\x1b[A" in o.get("text", "")
                   for c in nbformat.read(p, as_version=4).cells for o in c.get("outputs", []))]
     assert not raw, f"not settled (python tools/settle_notebooks.py reproduce/results): {raw}"

@@ -19,21 +19,27 @@ def settle_file(path: Path) -> tuple[int, int]:
     settle_streams(nb)
     after = nbformat.writes(nb) + "\n"
     if after != before: write_atomic(path, after)
-    return len(before), len(after)
+    return len(before.encode()), len(after.encode())
 
 
 def main(argv: list[str]) -> int:
     if not argv or not all(Path(a).exists() for a in argv):
         print("tools/settle_notebooks.py: give existing notebooks or folders, e.g. reproduce/results", file=sys.stderr)
         return 2
-    paths = [q for a in map(Path, argv) for q in ([a] if a.is_file() else sorted(a.rglob("*.ipynb")))]
-    total = [0, 0]
+    # a folder's notebooks, not a killed run's hidden temporary ones (.<name>-*.ipynb)
+    found = lambda a: sorted(q for q in a.rglob("*.ipynb") if not q.name.startswith("."))
+    paths = [q for a in map(Path, argv) for q in ([a] if a.is_file() else found(a))]
+    total, bad = [0, 0], []
     for p in paths:
-        b, a = settle_file(p)
+        try: b, a = settle_file(p)
+        except Exception as e:                       # not a notebook (empty, not JSON): named, the others settled
+            bad.append(f"{p}: not a notebook ({type(e).__name__}), left as it is")
+            continue
         total = [total[0] + b, total[1] + a]
         if a != b: print(f"{p}: {b:,} -> {a:,} bytes")
-    print(f"{len(paths)} notebooks: {total[0]:,} -> {total[1]:,} bytes")
-    return 0
+    print(f"{len(paths) - len(bad)} notebooks: {total[0]:,} -> {total[1]:,} bytes")
+    for line in bad: print(f"tools/settle_notebooks.py: {line}", file=sys.stderr)
+    return 2 if bad else 0
 
 
 if __name__ == "__main__":
