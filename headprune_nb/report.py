@@ -360,13 +360,14 @@ def results_seen(d: Path) -> str | None:
     for p in d.glob("*provenance.json"):
         try: times.append(json.loads(p.read_text()).get("finished_utc"))
         except ValueError: pass
-    times += [t for task in (d / "scores").glob("*") if task.is_dir() for t in record_times(d, task.name)]
-    return min((t for t in times if t), default=None)
+    return min((t for t in times + record_times(d, "") if t), default=None)
 
 def record_times(d: Path, task: str, pattern: str = "*.json") -> list[str]:
-    "When each record `scores/<task>/<pattern>` of result folder `d` was made (a migrated score file: when written)."
+    """When each record `scores/<task>/<pattern>` of result folder `d` was made (a migrated score file: when written;
+    task '', a claim of no task as a timing's: every task's)."""
+    tasks = [str(task)] if task else [p.name for p in (d / "scores").glob("*") if p.is_dir()]
     times = []
-    for f in (d / "scores" / str(task)).glob(pattern):
+    for f in (f for t in tasks for f in (d / "scores" / t).glob(pattern)):
         try: p = json.loads(f.read_text()).get("provenance") or {}
         except (ValueError, AttributeError): continue            # not JSON, or not a record
         if not isinstance(p, dict): continue
@@ -379,10 +380,8 @@ def budget_seen(d: Path, task: str, budget) -> str | None:
     return min(record_times(d, task, f"*-steps{budget}.json"), default=None)
 
 def task_seen_last(d: Path, task: str) -> str | None:
-    """When the newest record of `task` in result folder `d` was made (a claim of no task, as a timing's: of any task;
-    None: none says)."""
-    tasks = [task] if task else [p.name for p in (d / "scores").glob("*") if p.is_dir()]
-    return max((t for k in tasks for t in record_times(d, k)), default=None)
+    "When the newest record of `task` (`record_times`) in result folder `d` was made (None: none says)."
+    return max(record_times(d, task), default=None)
 
 # %% ../nbs/92_report.ipynb #4a99e200
 def plan_seeds(plan: str) -> int | None:
@@ -444,7 +443,7 @@ def stats_blocks(found) -> list[tuple]:
                   f"before their results were first seen, {planned} more before the planned runs that decide them "
                   f"now (the rule written after earlier results); the other {len(rr) - before - planned}: rule "
                   "written after the results."),
-            ("table", rule_rows(found)), *power_blocks()]
+            ("table", rr), *power_blocks()]
 
 # %% ../nbs/92_report.ipynb #740d4793
 POWER_PLAN = "power.csv"     # reproduce/power.csv: the seeds each committed claim needs (tools/power.py, nbs/93b_power)
