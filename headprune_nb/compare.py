@@ -580,7 +580,7 @@ def speed_runs(self: Comparison, recs: dict, task: str, seeds, K: int, fastest: 
         if None in got.values(): return None, f"seed {s}: not all timed at K={K}"
         sps[s] = {m: r.extra["speedup_pct"] for m, r in got.items()}
     best = lambda sp: max(v for m, v in sp.items() if m != fastest)
-    return (per_seed([{f"{m}@{K}": v for m, v in sp.items()} for sp in sps.values()]),
+    return (per_seed([{f"{m}@{K}": v for m, v in sp.items()} for sp in sps.values()], step=0.0),   # timings: not counts
             "; ".join(f"seed {s}: {fastest.upper()} {sp[fastest]:.1f}% vs best "
                       f"other {best(sp):.1f}% ({sp[fastest] - best(sp):+.1f})" for s, sp in sps.items()))
 

@@ -338,7 +338,8 @@ def kinds_claim(main: SeedRecords, seeds: list, judged) -> tuple | None:
     return (Rule("share of decoder self-attention heads removed minus the "
                  "largest share of another kind (points, at the converged round "
                  "nearest 50% removed)", ">", 0.0),
-            per_seed([{k: 100 * removed_share(s, near(s, 50), k) for k in s.kinds} for s in seeds]),
+            per_seed([{k: 100 * removed_share(s, near(s, 50), k) for k in s.kinds} for s in seeds],
+                     step={k: 100 / sum(layers(main.rounds[0], k)) for k in main.kinds}),   # shares of whole heads
             lambda x: x["dec_self"] - highest([x[k] for k in others]))
 
 def layer_counts(seeds: list, kind: str, at) -> list[dict]:
@@ -373,7 +374,7 @@ def speed_claim(main: SeedRecords, seeds: list, judged) -> tuple | None:
     med = lambda s, m: float(np.log(statistics.median(s.timing.timings[m])))
     return (Rule("log speed ratio: the unpruned model's median decoding "
                  "time over the Table 7 ticket's (each seed's own ticket)", ">", 0.0),
-            per_seed([dict(unpruned=med(s, "baseline"), ticket=med(s, "pruned")) for s in seeds]),
+            per_seed([dict(unpruned=med(s, "baseline"), ticket=med(s, "pruned")) for s in seeds], step=0.0),
             lambda x: x["unpruned"] - x["ticket"])
 
 # %% ../nbs/96_lottery_exp.ipynb #dfaabfc4

@@ -18,12 +18,12 @@ from .runs import (Sample, ngram_stats, bleu_from_stats, correct_per_example, bl
                                SEEDS, BUDGETS, phase_limit, phase_plan, SeedRuns)
 
 # %% auto #0
-__all__ = ['LEVEL', 'N_BOOT', 'NOTICEABLE', 'CLOSE', 'ALMOST_EVERY', 'MIN_SEEDS', 'VERDICTS', 'N_SIM', 'MIN_JOINT', 'NOT_CHECKED',
-           'NOISE', 'VOTE_CHANCE', 'VOTE_SEEDS', 'UNDER_TRAINED', 'OLD_STYLE', 'ONE_SEED', 't_cdf', 't_ppf',
-           'resample_weights', 'ordinal', 'Stat', 'Term', 'Order', 'Abs', 'Neg', 'nth_best', 'lowest', 'highest', 'Exp',
-           'ratio', 'Spread', 'spread', 'joint_draws', 'calibrated', 'Evidence', 'evidence', 'p_value', 'Rule',
-           'decide', 'claim_row', 'Within', 'not_checked_row', 'vote_chance', 'holm', 'holm_verdicts', 'seed_vote',
-           'vote_row', 'Value', 'per_seed', 'resolution', 'tie_floor', 't_spread', 'known', 'guard', 'verdict_word',
+__all__ = ['LEVEL', 'N_BOOT', 'NOTICEABLE', 'CLOSE', 'ALMOST_EVERY', 'MIN_SEEDS', 'VERDICTS', 'N_SIM', 'MIN_JOINT', 'JITTER',
+           'NOT_CHECKED', 'NOISE', 'VOTE_CHANCE', 'VOTE_SEEDS', 'UNDER_TRAINED', 'OLD_STYLE', 'ONE_SEED', 't_cdf',
+           't_ppf', 'resample_weights', 'ordinal', 'Stat', 'Term', 'Order', 'Abs', 'Neg', 'nth_best', 'lowest',
+           'highest', 'Exp', 'ratio', 'Spread', 'spread', 'joint_draws', 'calibrated', 'fill', 'Evidence', 'evidence',
+           'p_value', 'Rule', 'decide', 'claim_row', 'Within', 'not_checked_row', 'vote_chance', 'holm',
+           'holm_verdicts', 'seed_vote', 'vote_row', 'Value', 'per_seed', 't_spread', 'known', 'guard', 'verdict_word',
            'verdict_kind', 'verdict_counts', 'budget_table', 'seed_band']
 
 # %% ../nbs/93_verdicts.ipynb #e4279dbb
@@ -262,9 +262,9 @@ class Spread:
         return ((self.point, self.point) if self.v_seed + self.v_examples == 0
                 else (self.point - h(a_lo), self.point + h(a_hi)))
 
-def spread(term: Term, seeds: dict, boot: dict, steps: dict | None = None) -> Spread:
+def spread(term: Term, seeds: dict, boot: dict) -> Spread:
     """`term`'s Spread from each system's metric per seed (`seeds`: name -> [S]) and per resample and seed
-    (`boot`: name -> [B, S]); `steps`: each system's resolution if whole (`Value`s), its seed part then tie_floor's."""
+    (`boot`: name -> [B, S])."""
     S, mean = len(next(iter(seeds.values()))), {k: v.mean() for k, v in seeds.items()}
     # resamples of the seed-averaged statistic
     v_avg = float(np.var(term.f({k: b.mean(1) for k, b in boot.items()}), ddof=1))
@@ -272,7 +272,6 @@ def spread(term: Term, seeds: dict, boot: dict, steps: dict | None = None) -> Sp
     # one seed's resamples, at the point
     v_one = np.var(term.f({k: mean[k] + boot[k] - seeds[k] for k in seeds}), axis=0, ddof=1).mean()
     v_seed = float(np.var(term.f(seeds), ddof=1)) / S
-    if steps and any(steps.values()): v_seed = max(v_seed, tie_floor(resolution(term, mean, steps), S))   # counts
     return Spread(float(term.f(mean)), v_seed, max(0.0, float(S * v_avg - v_one) / (S - 1)), S)
 
 # %% ../nbs/93_verdicts.ipynb #cal0code
@@ -340,6 +339,15 @@ def calibrated(tree: Stat, noise, draws, a: float, iters: int = 14) -> tuple[flo
         rate[side] = math.exp(lo)
     return tuple(float(x) for x in tree.bounds(noise, *rate))
 
+# %% ../nbs/93_verdicts.ipynb #fil0code
+JITTER = 0.5          # sd of the noise `fill` adds to a whole number, in its steps
+
+def fill(steps: dict, S: int, seed: int = 0) -> dict:
+    """{system: [S] noise}: normal, sd `JITTER` times the system's step (`steps`), seeded; zeros where the step is 0 (a
+    continuous number). Added to whole numbers, it makes them continuous with their mean unchanged."""
+    rng = np.random.default_rng([seed, 271828])
+    return {k: rng.normal(0.0, JITTER * steps[k], S) if steps[k] else np.zeros(S) for k in sorted(steps)}
+
 # %% ../nbs/93_verdicts.ipynb #t3code01
 @dataclass(frozen=True)
 class Evidence:
@@ -382,9 +390,10 @@ def evidence(runs: list[dict], stat, n_boot: int = N_BOOT, level: float = LEVEL,
     seeds = {k: np.array([r[k].score() for r in runs], dtype=np.float64) for k in runs[0]}
     boot = {k: np.stack([r[k].score(w) for r in runs], axis=1) for k in runs[0]}             # [B, S]
     tree, spreads = _stat(stat({k: Term(lambda t, k=k: t[k]) for k in seeds})), {}
-    steps = {k: float(getattr(runs[0][k], "step", 0.0)) for k in seeds}      # whole-number `Value`s: their resolution
-    noise = lambda term: spreads.get(term) or spreads.setdefault(term, spread(term, seeds, boot, steps))
-    draws = lru_cache(1)(lambda: joint_draws(tree, noise, seeds, {k: b.mean(1) for k, b in boot.items()}, seed=seed))
+    jit = fill({k: float(getattr(runs[0][k], "step", 0.0)) for k in seeds}, len(runs), seed)   # whole numbers: noise
+    js, jb = {k: v + jit[k] for k, v in seeds.items()}, {k: b + jit[k] for k, b in boot.items()}  # the interval's data
+    noise = lambda term: spreads.get(term) or spreads.setdefault(term, spread(term, js, jb))
+    draws = lru_cache(1)(lambda: joint_draws(tree, noise, js, {k: b.mean(1) for k, b in jb.items()}, seed=seed))
     def order(a):         # below MIN_JOINT seeds only a statistic of one smooth part (a ratio; not |x|) has an interval
         if not 1 < len(runs) < MIN_JOINT: return calibrated(tree, noise, draws(), a)
         return tree.bounds(noise, a, a) if len(_leaves(tree)) == 1 and not _has_abs(tree) else (-math.inf, math.inf)
@@ -450,7 +459,7 @@ def decide(rule: Rule, ev: Evidence, min_seeds: int = MIN_SEEDS) -> tuple[str, s
     "(verdict, reason): `rule` applied to the interval of `ev`."
     verdict = rule.verdict_of(ev)
     if verdict == "inconclusive" and not math.isfinite(ev.hi - ev.lo) and 1 < ev.n_seeds < MIN_JOINT:
-        return verdict, f"{ev.n_seeds} seeds: no interval (an order statistic or whole numbers need {MIN_JOINT})"
+        return verdict, f"{ev.n_seeds} seeds: no interval (an order statistic needs {MIN_JOINT})"
     if verdict == "inconclusive": return verdict, rule.reason(verdict)
     if ev.n_seeds < min_seeds:
         return "inconclusive", f"{ev.n_seeds} seed(s): would be {verdict}, but training noise is not measured"
@@ -585,7 +594,7 @@ class Value:
     """A number measured once per training seed (a share of heads, a log timing ratio): a `Sample` of one example that
     every resample draws (`evidence`: a t interval over the seeds)."""
     x: float
-    step: float = 0.0                    # a whole number's resolution (a count of heads: 1); 0: continuous
+    step: float = 0.0                    # a whole number's resolution (heads: 1; `fill`ed for its interval); 0: none
     examples = 0                         # no evaluation examples (`Evidence.n_examples`)
     def __len__(self): return 1
     def score(self, weights=None): return float(self.x) if weights is None else np.full(len(weights), float(self.x))
@@ -597,24 +606,6 @@ def per_seed(values: list[dict], step=None) -> list[dict]:
     whole = lambda k: float(all(float(r[k]).is_integer() for r in values))
     steps = {k: whole(k) if given(k) is None else float(given(k)) for k in (values[0] if values else {})}
     return [{k: Value(float(v), steps[k]) for k, v in r.items()} for r in values]
-
-# %% ../nbs/93_verdicts.ipynb #cnt0code
-def resolution(term: Term, at: dict, steps: dict) -> float:
-    "The least change of `term` at `at` as one system's number moves by its step (`steps`); 0 if a continuous one does."
-    base, moves = float(term.f(at)), []
-    for k, s in steps.items():
-        d = abs(float(term.f({**at, k: at[k] + (s or 1.0)})) - base)
-        if d > 1e-9 * max(1.0, abs(base)) and not s: return 0.0
-        if d > 1e-9 * max(1.0, abs(base)): moves.append(d)
-    return min(moves, default=0.0)
-
-def tie_floor(res: float, S: int, level: float = LEVEL) -> float:
-    """The least seed variance of a statistic of whole numbers (resolution `res`, `S` seeds): h_S at `level`; 2 seeds:
-    inf"""
-    if not res or S < 2: return 0.0
-    if S < MIN_JOINT: return math.inf                       # two tied seeds say nothing of the spread: no interval
-    a = (1 - level) / 2
-    return (res * (1 - a ** (1 / S)) / t_ppf(1 - a, S - 1)) ** 2
 
 # %% ../nbs/93_verdicts.ipynb #kn0code01
 def t_spread(point: float, lo: float, hi: float, n: int, level: float = LEVEL) -> Spread:
