@@ -344,9 +344,10 @@ JITTER = 0.5          # sd of the noise `fill` adds to a whole number, in its st
 
 def fill(steps: dict, S: int, seed: int = 0) -> dict:
     """{system: [S] noise}: normal, sd `JITTER` times the system's step (`steps`), seeded; zeros where the step is 0 (a
-    continuous number). Added to whole numbers, it makes them continuous with their mean unchanged."""
+    continuous number) or for one seed (no seed spread to measure). Added to whole numbers, it makes them continuous,
+    their expected mean unchanged."""
     rng = np.random.default_rng([seed, 271828])
-    return {k: rng.normal(0.0, JITTER * steps[k], S) if steps[k] else np.zeros(S) for k in sorted(steps)}
+    return {k: rng.normal(0.0, JITTER * steps[k], S) if steps[k] and S > 1 else np.zeros(S) for k in sorted(steps)}
 
 # %% ../nbs/93_verdicts.ipynb #t3code01
 @dataclass(frozen=True)
@@ -397,11 +398,13 @@ def evidence(runs: list[dict], stat, n_boot: int = N_BOOT, level: float = LEVEL,
     def order(a):         # below MIN_JOINT seeds only a statistic of one smooth part (a ratio; not |x|) has an interval
         if not 1 < len(runs) < MIN_JOINT: return calibrated(tree, noise, draws(), a)
         return tree.bounds(noise, a, a) if len(_leaves(tree)) == 1 and not _has_abs(tree) else (-math.inf, math.inf)
-    at = lambda lev: tree.bounds(noise, *[(1 - lev) / 2] * 2) if isinstance(tree, Term) else order((1 - lev) / 2)
+    bare = lambda lev: tree.bounds(noise, *[(1 - lev) / 2] * 2) if isinstance(tree, Term) else order((1 - lev) / 2)
+    pt = float(tree.value({k: v.mean() for k, v in seeds.items()}))
+    at = lambda lev: (lambda lo, hi: (min(lo, pt), max(hi, pt)))(*bare(lev))   # filled counts: their own point inside
     per, a = np.asarray(tree.value(seeds), dtype=np.float64), (1 - level) / 2
     q_lo, q_hi = (float(x) for x in np.quantile(tree.value({k: b.mean(1) for k, b in boot.items()}), [a, 1 - a]))
     n_ex = max(getattr(s, "examples", n) for r in runs for s in r.values())  # `Value`s (numbers per seed): 0 examples
-    return Evidence(float(tree.value({k: v.mean() for k, v in seeds.items()})), *map(float, at(level)), len(runs),
+    return Evidence(pt, *map(float, at(level)), len(runs),
                     float(per.std(ddof=1)) if len(runs) > 1 else None, q_lo, q_hi, level, n_ex, at)
 
 def p_value(ev: Evidence, rule, digits: int | None = None) -> float | None:
