@@ -4,7 +4,7 @@
 
 # %% ../nbs/99_llm_exp.ipynb #4c72e2c5
 from __future__ import annotations
-import copy, json, math, time
+import copy, dataclasses, json, math, time
 from pathlib import Path
 import numpy as np
 import torch
@@ -19,7 +19,7 @@ from .store import (atomic_file, read_csv, read_json, write_csv, write_json, pro
 from .bench import LoadMonitor
 from .runs import profile_settings
 from .verdicts import (resample_weights, evidence, Evidence, Rule, claim_row, not_checked_row, NOT_CHECKED,
-                                   holm_verdicts)
+                                   holm_verdicts, known, t_spread, Exp)
 
 # %% auto #0
 __all__ = ['LLM_EXTRA', 'SMOLLM2_GGUF', 'BOS', 'PEERS', 'LEARNED', 'CLAIM_SYSTEMS', 'PAYOFF_SYSTEMS', 'EQUAL_KV', 'PROFILES',
@@ -659,16 +659,17 @@ def _cache_claim(out, p: dict) -> dict:
 def _decode_claim(out, p: dict) -> dict:
     """Claim 6: decode tokens/s after the payoff's prompt at its largest batch, whole groups at its largest share over
     unpruned, the paired ABBA rounds."""
-    from headprune_nb.bench import speedup_interval
+    from headprune_nb.bench import mean_interval
     pp = p["payoff"]
     top, bs = max(pp["shares"]), max(pp["batch_sizes"])
     what = f"decode tok/s ratio ({pp['prompt']}-token prompt, batch {bs}, whole groups at {top:.0%} removed)"
     rule = Rule(what, ">", 1.0)
     runs = lambda r: [float(v) for v in str(r["decode_s_runs"]).split(";")]
     def measure(a, b, extra):
-        est, lo, hi = speedup_interval(runs(a), runs(b))
-        r_est, r_lo, r_hi = (1 + x / 100 for x in (est, lo, hi))
-        ev = Evidence(r_est, r_lo, r_hi, 0, None, r_lo, r_hi, n_examples=len(runs(a)))
+        logs = [math.log(x / y) for x, y in zip(runs(a), runs(b))]          # log(unpruned time / pruned time)
+        ev = (known(lambda x: Exp(x), t_spread(*mean_interval(logs), len(logs))) if len(logs) > 1   # a p for Holm's
+              else Evidence(math.exp(logs[0]), 0.0, math.inf, 0, None, 0.0, math.inf))             # one pair: none
+        ev = dataclasses.replace(ev, n_examples=len(logs))
         row = claim_row(text, "english text", rule, ev, min_seeds=0, stage="timed, ABBA rounds", **extra)
         if str(a["load_high"]) in ("True", "true", "1"):
             why = (f"timed while other work competed for the cores (load_high): a speed claim on a loaded machine "

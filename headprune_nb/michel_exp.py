@@ -4,7 +4,7 @@
 
 # %% ../nbs/94_michel_exp.ipynb #b4ccb374
 from __future__ import annotations
-import copy, hashlib, json, re
+import copy, hashlib, json, math, re
 from dataclasses import dataclass, field
 from pathlib import Path
 import numpy as np
@@ -1147,18 +1147,20 @@ def exact(claim: str, what: str, value: float, ok: bool, **extra) -> dict:
                 rule=f"exact (no noise): {what}", why="deterministic: no noise", **extra)
 
 # %% ../nbs/94_michel_exp.ipynb #e254a20e
-def smallest_rise(rows: list[dict], n_boot: int | None = None, level: float | None = None, seed: int = 0) -> tuple:
-    """(point, low, high): the smallest rise of the mean speed-up from one level of heads left to the next sparser one,
-    with a percentile bootstrap over each level's masks."""
-    from headprune_nb.verdicts import N_BOOT, LEVEL
-    n_boot, level = n_boot or N_BOOT, level or LEVEL
+def smallest_rise(rows: list[dict], n_boot: int | None = None, seed: int = 0):
+    """The Evidence of the smallest rise of the mean speed-up from one level of heads left to the next sparser one: a
+    percentile bootstrap over each level's masks, at any level its resolution allows (`at`: so it has a p)."""
+    from headprune_nb.verdicts import N_BOOT, LEVEL, Evidence
     levels = sorted({r["heads_left"] for r in rows}, reverse=True)
     sp = [np.array([r["speedup_pct"] for r in rows if r["heads_left"] == L]) for L in levels]
     rise = lambda means: min(b - a for a, b in zip(means, means[1:]))
     rng = np.random.default_rng(seed)
-    boot = [rise([x[rng.integers(0, len(x), len(x))].mean() for x in sp]) for _ in range(n_boot)]
-    return (rise([x.mean() for x in sp]), float(np.quantile(boot, (1 - level) / 2)),
-            float(np.quantile(boot, (1 + level) / 2)))
+    boot = np.array([rise([x[rng.integers(0, len(x), len(x))].mean() for x in sp]) for _ in range(n_boot or N_BOOT)])
+    def at(lev: float) -> tuple[float, float]:       # beyond 1 in len(boot) a tail: no bound (p >= 2 / len(boot))
+        if (1 - lev) / 2 < 1 / len(boot): return -math.inf, math.inf
+        return tuple(float(x) for x in np.quantile(boot, [(1 - lev) / 2, (1 + lev) / 2]))
+    lo, hi = at(LEVEL)
+    return Evidence(float(rise([x.mean() for x in sp])), lo, hi, 0, None, lo, hi, LEVEL, 0, at)
 
 # %% ../nbs/94_michel_exp.ipynb #3675e8b6
 # the paired estimate and its interval (nbs/03_bench)
