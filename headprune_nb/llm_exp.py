@@ -659,17 +659,17 @@ def _cache_claim(out, p: dict) -> dict:
 def _decode_claim(out, p: dict) -> dict:
     """Claim 6: decode tokens/s after the payoff's prompt at its largest batch, whole groups at its largest share over
     unpruned, the paired ABBA rounds."""
-    from headprune_nb.bench import mean_interval
+    from headprune_nb.bench import ratio_interval
     pp = p["payoff"]
     top, bs = max(pp["shares"]), max(pp["batch_sizes"])
     what = f"decode tok/s ratio ({pp['prompt']}-token prompt, batch {bs}, whole groups at {top:.0%} removed)"
     rule = Rule(what, ">", 1.0)
     runs = lambda r: [float(v) for v in str(r["decode_s_runs"]).split(";")]
     def measure(a, b, extra):
-        logs = [math.log(x / y) for x, y in zip(runs(a), runs(b))]          # log(unpruned time / pruned time)
-        ev = (known(lambda x: Exp(x), t_spread(*mean_interval(logs), len(logs))) if len(logs) > 1   # a p for Holm's
-              else Evidence(math.exp(logs[0]), 0.0, math.inf, 0, None, 0.0, math.inf))             # one pair: none
-        ev = dataclasses.replace(ev, n_examples=len(logs))
+        n, (est, lo, hi) = len(runs(a)), ratio_interval(runs(a), runs(b))   # unpruned time / pruned, t on the logs
+        ev = (known(Exp, t_spread(*np.log([est, lo, hi]), n)) if n > 1              # its law kept: a p for Holm's
+              else Evidence(est, 0.0, math.inf, 0, None, 0.0, math.inf))            # one pair: no interval
+        ev = dataclasses.replace(ev, n_examples=n)
         row = claim_row(text, "english text", rule, ev, min_seeds=0, stage="timed, ABBA rounds", **extra)
         if str(a["load_high"]) in ("True", "true", "1"):
             why = (f"timed while other work competed for the cores (load_high): a speed claim on a loaded machine "
